@@ -1,0 +1,7 @@
+"""The built-in game library, one module per game, grouped by domain folder.
+
+Games are found by walking these folders, so adding a game means adding its module; nothing
+else needs editing. ``import gymverse`` registers each as ``gymverse:<ClassName>``.
+"""
+
+DOMAINS = ("tool_use", "games", "algorithms", "logic")

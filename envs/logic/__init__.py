@@ -1,0 +1,1 @@
+"""Built-in games of the logic domain."""

@@ -1,0 +1,18 @@
+"""gymverse: complexity-controlled text games for LLM agents, and the tools to train and evaluate on them.
+
+Importing it registers every built-in game in GEM's registry as ``gymverse:<Name>`` and loads
+installed plugins (entry-point group ``gymverse.envs``).
+"""
+
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, RebuildOnComplexity, extract_boxed, get_env_complexity, lose,
+    register_builtin_envs, register_env_dir, register_plugins, set_env_complexity, win,
+)
+
+__all__ = [
+    "EvolvableEnv", "Feedback", "InvalidAction", "RebuildOnComplexity", "extract_boxed", "get_env_complexity",
+    "lose", "register_env_dir", "set_env_complexity", "win",
+]
+
+register_builtin_envs()
+register_plugins()

@@ -1,0 +1,20 @@
+"""The environment contract: the base class, complexity, action parsing, checking and registration."""
+
+from gymverse.env.complexity import line_value, sample_params, validate_complexity
+from gymverse.env.core import EvolvableEnv, Feedback, lose, win
+from gymverse.env.parsing import InvalidAction, extract_boxed, parse_index, parse_int, split_command
+
+__all__ = [
+    "EvolvableEnv", "Feedback", "InvalidAction", "extract_boxed", "line_value", "lose", "parse_index",
+    "parse_int", "sample_params", "split_command", "validate_complexity", "win",
+]
+
+from gymverse.env.registry import (  # noqa: E402
+    RebuildOnComplexity, RegistrationReport, builtin_env_classes, env_class, get_env_complexity,
+    register_builtin_envs, register_env_dir, register_plugins, registered_ids, set_env_complexity,
+)
+
+__all__ += [
+    "RebuildOnComplexity", "RegistrationReport", "builtin_env_classes", "env_class", "get_env_complexity",
+    "register_builtin_envs", "register_env_dir", "register_plugins", "registered_ids", "set_env_complexity",
+]

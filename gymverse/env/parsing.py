@@ -1,0 +1,63 @@
+"""Turning an agent's free-text reply into a game command."""
+
+import re
+from typing import Any
+
+class InvalidAction(Exception):
+    """A command the game cannot apply; its message is shown to the agent."""
+
+
+_BOX_OPEN = "\\boxed{"
+_TOKENS = re.compile(r"\\boxed\{|[{}]")
+
+
+def extract_boxed(text: Any) -> str | None:
+    """Content of the last complete top-level ``\\boxed{...}`` in ``text``, stripped.
+
+    Braces nest, so ``\\boxed{set {a, b}}`` gives ``set {a, b}``. A box that is never closed
+    after the last complete one makes the reply ambiguous and gives ``None``, as does
+    a reply that is not a string or holds no box. Runs in one linear scan.
+    """
+    if not isinstance(text, str) or _BOX_OPEN not in text:
+        return None
+    found = None
+    start = None  # index just after the opening brace of the box being read
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if start is None:
+            if token == _BOX_OPEN:
+                start, depth = match.end(), 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                found, start = text[start : match.start()], None
+        else:  # "{" or a nested "\boxed{" inside the open box
+            depth += 1
+    if start is not None:
+        return None
+    return found.strip() if found is not None else None
+
+
+def split_command(command: str) -> tuple[str, list[str]]:
+    """``"Move 3 4"`` -> ``("move", ["3", "4"])``; commas count as spaces."""
+    parts = command.replace(",", " ").split()
+    if not parts:
+        return "", []
+    return parts[0].lower(), parts[1:]
+
+
+def parse_int(text: str, low: int, high: int, what: str = "number") -> int:
+    """``text`` as an integer in ``[low, high]``, or :class:`InvalidAction` saying what was expected."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise InvalidAction(f"{what} must be an integer, got {text[:40]!r}") from None
+    if not low <= value <= high:
+        raise InvalidAction(f"{what} must be between {low} and {high}, got {value}")
+    return value
+
+
+def parse_index(text: str, size: int, what: str = "index") -> int:
+    """``text`` as a 0-based index into a sequence of ``size`` items."""
+    return parse_int(text, 0, size - 1, what)

@@ -1,0 +1,212 @@
+"""Putting games into GEM's registry: the built-in library, user folders and installed plugins.
+
+Third-party envs that only read ``complexity`` in their constructor are registered behind
+:class:`RebuildOnComplexity`, which re-creates them with the new keyword at the next reset;
+that is how a curriculum reaches games that were never written for one.
+"""
+
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+import sys
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Callable
+
+import gem
+from gem.envs.registration import ENV_REGISTRY
+
+from gymverse.env.complexity import validate_complexity
+from gymverse.env.core import EvolvableEnv
+
+NAMESPACE = "gymverse"
+PLUGIN_GROUP = "gymverse.envs"
+
+
+@dataclass
+class RegistrationReport:
+    registered: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # file or class -> error message
+
+    def merge(self, other: "RegistrationReport") -> None:
+        self.registered += other.registered
+        self.failed.update(other.failed)
+
+
+class RebuildOnComplexity(gem.Env):
+    """Gives a constructor-only env ``set_complexity``: the env is rebuilt at the next reset."""
+
+    def __init__(self, env_class: Callable[..., gem.Env], complexity: int = 1, **kwargs: Any) -> None:
+        self.env_class = env_class
+        self.kwargs = kwargs
+        self._complexity = self._next_complexity = validate_complexity(complexity)
+        self.inner = env_class(complexity=self._complexity, **kwargs)
+
+    def set_complexity(self, complexity: int) -> None:
+        self._next_complexity = validate_complexity(complexity)
+
+    def get_complexity(self) -> int:
+        return self._next_complexity
+
+    @property
+    def complexity(self) -> int:
+        return self._complexity
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        if self._next_complexity != self._complexity:
+            self._complexity = self._next_complexity
+            self.inner = self.env_class(complexity=self._complexity, **self.kwargs)
+        return self.inner.reset(seed=seed)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self.inner.step(action)
+
+    def sample_random_action(self) -> str:
+        return self.inner.sample_random_action()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not yet built: avoid recursing through __getattr__
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def set_env_complexity(env: gem.Env, complexity: int) -> None:
+    """Set the next episode's complexity of ``env``, looking through wrappers and vector envs."""
+    for single in getattr(env, "envs", None) or [env]:
+        base = single.unwrapped
+        if not hasattr(base, "set_complexity"):
+            raise TypeError(
+                f"{type(base).__name__} has no set_complexity; register it with gymverse.register_env_dir "
+                "or wrap it in RebuildOnComplexity so a curriculum can change its complexity"
+            )
+        base.set_complexity(complexity)
+
+
+def get_env_complexity(env: gem.Env) -> int:
+    base = env.unwrapped
+    return base.get_complexity() if hasattr(base, "get_complexity") else getattr(base, "complexity", 1)
+
+
+def _env_classes(module: Any) -> list[type]:
+    return [
+        obj for _, obj in inspect.getmembers(module, inspect.isclass)
+        if obj.__module__ == module.__name__ and issubclass(obj, gem.Env) and not inspect.isabstract(obj)
+        and obj is not EvolvableEnv
+    ]
+
+
+def builtin_env_classes() -> list[type[EvolvableEnv]]:
+    """Every game class of the built-in library, in a stable order."""
+    import gymverse.envs as library
+
+    classes = []
+    for info in pkgutil.walk_packages(library.__path__, library.__name__ + "."):
+        if not info.ispkg:
+            module = importlib.import_module(info.name)
+            classes += [c for c in _env_classes(module) if issubclass(c, EvolvableEnv)]
+    return sorted(classes, key=lambda c: (c.domain, c.__name__))
+
+
+def _register(env_id: str, entry_point: Callable[..., gem.Env], report: RegistrationReport) -> None:
+    if env_id in ENV_REGISTRY:
+        if ENV_REGISTRY[env_id].entry_point is not entry_point:
+            report.failed[env_id] = "an environment with this id is already registered"
+        return
+    gem.register(env_id, entry_point)
+    report.registered.append(env_id)
+
+
+def register_builtin_envs() -> RegistrationReport:
+    report = RegistrationReport()
+    for cls in builtin_env_classes():
+        _register(f"{NAMESPACE}:{cls.__name__}", cls, report)
+    return report
+
+
+def _entry_point_for(cls: type) -> Callable[..., gem.Env]:
+    if hasattr(cls, "set_complexity"):
+        return cls
+    def build(**kwargs: Any) -> gem.Env:
+        return RebuildOnComplexity(cls, **kwargs)
+    build.__name__ = build.__qualname__ = cls.__name__
+    return build
+
+
+def _load_module(path: Path, prefix: str) -> Any:
+    name = f"gymverse_user_envs.{prefix}.{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def register_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationReport:
+    """Register every env class in the ``.py`` files of ``path`` as ``<prefix>:<ClassName>``.
+
+    ``prefix`` defaults to the folder's name. Files that fail to import and classes that fail
+    to construct are listed in the report's ``failed`` and skipped; the rest still register.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no such env folder: {folder}")
+    prefix = prefix or folder.name
+    report = RegistrationReport()
+    for file in sorted(folder.glob("*.py")):
+        if file.name.startswith("_"):
+            continue
+        try:
+            module = _load_module(file, prefix)
+        except BaseException as error:  # a user's file may even call sys.exit
+            report.failed[str(file)] = _describe(error)
+            continue
+        for cls in _env_classes(module):
+            env_id = f"{prefix}:{cls.__name__}"
+            entry_point = _entry_point_for(cls)
+            try:
+                entry_point(complexity=1)
+            except BaseException as error:
+                report.failed[env_id] = _describe(error)
+                continue
+            _register(env_id, entry_point, report)
+    return report
+
+
+def register_plugins() -> RegistrationReport:
+    """Load the ``gymverse.envs`` entry points: a callable is called, a module is just imported."""
+    report = RegistrationReport()
+    for point in entry_points(group=PLUGIN_GROUP):
+        try:
+            loaded = point.load()
+            if callable(loaded) and not inspect.isclass(loaded):
+                result = loaded()
+                if isinstance(result, RegistrationReport):
+                    report.merge(result)
+        except Exception as error:
+            report.failed[f"plugin {point.name}"] = _describe(error)
+    return report
+
+
+def registered_ids(namespace: str | None = None) -> list[str]:
+    return sorted(i for i in ENV_REGISTRY if namespace is None or i.split(":")[0] == namespace)
+
+
+def env_class(env_id: str) -> type:
+    """The class behind a registered id (unwrapping :class:`RebuildOnComplexity` factories)."""
+    if env_id not in ENV_REGISTRY:
+        raise KeyError(f"unknown environment id {env_id!r}; see `gymverse envs` for the registered ones")
+    entry = ENV_REGISTRY[env_id].entry_point
+    if isinstance(entry, str):
+        module, name = entry.split(":")
+        entry = getattr(importlib.import_module(module), name)
+    return entry

@@ -1,0 +1,1 @@
+"""Policies that play games: language models, the games' own solvers, and baselines."""

@@ -1,0 +1,23 @@
+"""The one interface every policy implements: prompts in, replies out."""
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+
+@dataclass
+class Generation:
+    text: str
+    prompt_ids: list[int] = field(default_factory=list)
+    response_ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)  # one per response token, under the sampling policy
+    truncated: bool = False  # stopped by the generation length limit before it finished
+
+
+class Policy(Protocol):
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None) -> list[Generation]:
+        """One reply per prompt. ``prompts`` are final text (templates already applied).
+
+        ``envs`` are the unwrapped games the prompts come from, for policies that read the
+        game state (the oracle); model policies ignore them.
+        """
+        ...
