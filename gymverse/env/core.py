@@ -146,6 +146,14 @@ class EvolvableEnv(gem.Env):
         return info
 
     def sample_random_action(self) -> str:
+        return self.random_action(random.Random())
+
+    def random_action(self, rng: random.Random) -> str:
+        """A random well-formed command for the current state (not necessarily a good one).
+
+        Drawn from ``rng``, never from ``self.rng``, so random play does not disturb the game's
+        own random stream. Baseline agents (random, epsilon-solver) are made of this.
+        """
         return "\\boxed{%s}" % self.example_command
 
     # -- what games implement -----------------------------------------------------------------
