@@ -1,0 +1,135 @@
+"""The ``gymverse`` command line: thin wrappers that parse, call the library and print."""
+
+import sys
+from pathlib import Path
+from typing import Annotated, Callable
+
+import tyro
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+class UserError(Exception):
+    """Bad input from the command line: printed as one line, exit status 2."""
+
+
+def _load_ids(ids: list[str], all_: bool, folder: Path | None) -> list[str]:
+    import gymverse
+    from gymverse.env import registered_ids
+
+    if folder is not None:
+        report = gymverse.register_env_dir(folder)
+        for where, error in report.failed.items():
+            console.print(f"[red]skipped[/red] {where}: {error}")
+        ids = ids + report.registered
+    if all_:
+        ids = ids + registered_ids("gymverse")
+    if not ids:
+        raise UserError("name env ids, or use --all or --dir PATH")
+    unknown = [i for i in ids if i not in registered_ids()]
+    if unknown:
+        raise UserError(f"unknown env id(s): {', '.join(unknown)} (see `gymverse envs`)")
+    return list(dict.fromkeys(ids))
+
+
+def envs() -> None:
+    """List the registered gymverse games with their complexity parameters."""
+    import gymverse  # noqa: F401  (registers the games)
+    from gymverse.env import env_class, registered_ids
+
+    table = Table(title="gymverse games")
+    for column in ("id", "domain", "parameter", "level 1", "level 10"):
+        table.add_column(column)
+    for env_id in registered_ids("gymverse"):
+        cls = env_class(env_id)
+        params = list(cls.complexity_params.items()) or [("-", ("-", "-"))]
+        for i, (name, (first, tenth)) in enumerate(params):
+            table.add_row(env_id if i == 0 else "", cls.domain if i == 0 else "", name, str(first), str(tenth),
+                          end_section=i == len(params) - 1)
+    console.print(table)
+
+
+def play(
+    env_id: tyro.conf.Positional[str],
+    complexity: int = 1,
+    seed: int | None = None,
+) -> None:
+    """Play a game in the terminal. Type a command (boxing is optional), `hint` for the solver's move, `quit` to stop."""
+    import gem
+
+    _load_ids([env_id], False, None)
+    if complexity < 1:
+        raise UserError("--complexity must be >= 1")
+    env = gem.make(env_id, complexity=complexity)
+    observation, info = env.reset(seed=seed)
+    console.print(observation, markup=False)
+    while True:
+        console.print(f"[dim]{info.get('suffix', '')}[/dim]")
+        try:
+            line = console.input("[bold]> [/bold]").strip()
+        except (EOFError, KeyboardInterrupt):
+            console.print("\nbye")
+            return
+        if line == "quit":
+            return
+        if line == "hint":
+            solver = getattr(env.unwrapped, "oracle_action", None)
+            console.print(f"solver: {solver()}" if solver else "this game has no solver", markup=False)
+            continue
+        action = line if "\\boxed{" in line else "\\boxed{%s}" % line
+        observation, reward, terminated, truncated, info = env.step(action)
+        console.print(observation, markup=False)
+        console.print(f"[dim]reward {reward:+.2f}[/dim]")
+        if terminated or truncated:
+            console.print("[green]You won![/green]" if info.get("success") else "[red]Game over.[/red]")
+            return
+
+
+def check(
+    ids: tyro.conf.Positional[list[str]] = [],  # noqa: B006 (tyro reads the default)
+    all: bool = False,  # noqa: A002
+    dir: Path | None = None,  # noqa: A002
+    seeds: int = 20,
+    max_level: int = 20,
+) -> None:
+    """Check games with the env checker; prints a verdict table and exits non-zero if any fails."""
+    from gymverse.env.checker import check_env
+
+    env_ids = _load_ids(list(ids), all, dir)
+    table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
+    table.add_column("id")
+    table.add_column("verdict")
+    table.add_column("failures")
+    failed = 0
+    with console.status("checking") as status:
+        for env_id in env_ids:
+            status.update(f"checking {env_id}")
+            report = check_env(env_id, levels=range(1, max_level + 1), seeds=seeds)
+            failed += not report.passed
+            problems = "; ".join(f"{r.name}: {r.detail}" for r in report.failures())
+            table.add_row(env_id, "[green]pass[/green]" if report.passed else "[red]FAIL[/red]", problems)
+    console.print(table)
+    if failed:
+        console.print(f"[red]{failed} of {len(env_ids)} envs failed[/red]")
+        sys.exit(1)
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "envs": envs,
+    "play": play,
+    "check": check,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
+    except UserError as error:
+        console.print(f"[red]error:[/red] {error}")
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+"""``check_env``: an env checker in the spirit of Gymnasium's, that also plays the game.
+
+Beyond API shapes it checks determinism, that the reference solver wins at every level,
+that hostile replies never raise or stall, that a complexity change waits for the next
+reset, and that every episode ends within its turn limit with ``info["success"]`` set.
+"""
+
+import random
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import gem
+
+from gymverse.env.registry import env_class
+
+STEP_BUDGET_S = 0.05
+HANG_LIMIT_S = 10.0
+
+BAD_ACTIONS: list[Any] = [
+    "", "   \n\t ", "garbage", "\\boxed{}", "\\boxed{   }", "\\boxed{xyzzy}", "\\boxed{" + "x" * 100_000 + "}",
+    "a" * 100_000, "\\boxed{" * 5_000, "}" * 5_000 + "\\boxed{", "\\boxed{{{}", "\\boxed{a}}}}", "\\boxed{\\boxed{1}}",
+    "\\boxed{{nested {braces}}}", "\\boxed{ünïcødé ☃ 日本語}", "\\boxed{\x00\x01\x02}", "\\boxed{1 2 3 4 5 6 7 8 9}",
+    "\\boxed{-1}", "\\boxed{99999999999999999999999}", "\\boxed{1e308}", "\\boxed{nan}", None, 123, 4.5, b"\\boxed{1}",
+    ["\\boxed{1}"], {"action": 1}, object(),
+]
+
+
+def bad_actions_for(env: Any) -> list[Any]:
+    """The generic hostile replies plus wrong-arity and out-of-range forms of the game's own command."""
+    verb = getattr(env, "example_command", "").split(" ")[0] or "go"
+    own = [f"\\boxed{{{verb}}}", f"\\boxed{{{verb} 1 2 3 4 5 6}}", f"\\boxed{{{verb} -1}}",
+           f"\\boxed{{{verb} 1000000000}}", f"\\boxed{{{verb} abc}}", f"\\boxed{{{verb} 1.5}}"]
+    return BAD_ACTIONS + own
+
+
+@dataclass
+class CheckResult:
+    name: str
+    passed: bool | None  # None: not applicable (e.g. no solver)
+    detail: str = ""
+
+
+@dataclass
+class CheckReport:
+    env_id: str
+    results: list[CheckResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed is not False for r in self.results)
+
+    def failures(self) -> list[CheckResult]:
+        return [r for r in self.results if r.passed is False]
+
+    def __str__(self) -> str:
+        marks = {True: "ok", False: "FAIL", None: "n/a"}
+        lines = [f"{self.env_id}: {'passed' if self.passed else 'FAILED'}"]
+        lines += [f"  {marks[r.passed]:4} {r.name}: {r.detail}" for r in self.results]
+        return "\n".join(lines)
+
+
+class CheckFailure(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``TimeoutError`` in the block after ``seconds`` (main thread on POSIX; else no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(*_: Any) -> None:
+        raise TimeoutError(f"no answer within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _factory(env: str | type | Callable[..., gem.Env]) -> tuple[str, Callable[[int], gem.Env]]:
+    if isinstance(env, str):
+        env_class(env)  # a clear error for an unknown id
+        return env, lambda level: gem.make(env, complexity=level)
+    return getattr(env, "__name__", repr(env)), lambda level: env(complexity=level)
+
+
+def _check_types(out: Any) -> None:
+    if not (isinstance(out, tuple) and len(out) == 5):
+        raise CheckFailure(f"step must return a 5-tuple, got {type(out).__name__}")
+    obs, reward, terminated, truncated, info = out
+    if not isinstance(obs, str):
+        raise CheckFailure(f"observation must be str, got {type(obs).__name__}")
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
+        raise CheckFailure(f"reward must be a float, got {type(reward).__name__}")
+    if not isinstance(terminated, bool) or not isinstance(truncated, bool):
+        raise CheckFailure("terminated and truncated must be bools")
+    if not isinstance(info, dict):
+        raise CheckFailure(f"info must be a dict, got {type(info).__name__}")
+    if (terminated or truncated) and "success" not in info:
+        raise CheckFailure("info['success'] missing on the last step of an episode")
+
+
+def _reset(env: gem.Env, seed: int) -> str:
+    out = env.reset(seed=seed)
+    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str) and isinstance(out[1], dict)):
+        raise CheckFailure("reset must return (str, dict)")
+    return out[0]
+
+
+def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int) -> tuple[list[tuple], dict]:
+    """One episode with ``choose(env) -> action``; returns the trace and the last info.
+
+    Fails if the episode has not ended within the env's ``max_turns`` (read after reset).
+    """
+    trace: list[tuple] = [(_reset(env, seed),)]
+    limit = _turn_cap(env)
+    for _ in range(limit):
+        out = env.step(choose(env))
+        _check_types(out)
+        trace.append(out[:4])
+        if out[2] or out[3]:
+            return trace, out[4]
+    raise CheckFailure(f"episode did not end within {limit} steps")
+
+
+def _turn_cap(env: gem.Env) -> int:
+    return int(getattr(env.unwrapped, "max_turns", 100) or 100) + 1
+
+
+def _oracle(env: gem.Env) -> str:
+    return env.unwrapped.oracle_action()
+
+
+def check_api(make: Callable[[int], gem.Env]) -> str:
+    env = make(1)
+    base = env.unwrapped
+    for name in ("set_complexity", "get_complexity"):
+        if not callable(getattr(base, name, None)):
+            raise CheckFailure(f"missing {name}()")
+    _reset(env, 0)
+    out = env.step(env.sample_random_action())
+    _check_types(out)
+    return "reset/step shapes and types, complexity methods"
+
+
+def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
+    """Same seed, complexity and action sequence (solver moves mixed with random ones) -> same trace."""
+    for level in levels:
+        for seed in range(seeds):
+            traces = []
+            for _ in range(2):
+                env = make(level)
+                picker = random.Random(seed)
+                has_oracle = hasattr(env.unwrapped, "oracle_action")
+
+                def choose(e: gem.Env) -> str:
+                    if has_oracle and picker.random() < 0.7:
+                        return _oracle(e)
+                    return e.unwrapped.random_action(picker) if hasattr(e.unwrapped, "random_action") \
+                        else e.sample_random_action()
+                traces.append(play(env, choose, seed)[0])
+            if traces[0] != traces[1]:
+                first = next(i for i, (a, b) in enumerate(zip(*traces)) if a != b) if len(traces[0]) == len(
+                    traces[1]) else min(len(traces[0]), len(traces[1]))
+                raise CheckFailure(f"level {level}, seed {seed}: traces differ at step {first}")
+    return f"levels {list(levels)}, {seeds} seeds"
+
+
+def check_solver(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
+    lost = []
+    for level in levels:
+        env = make(level)
+        for seed in range(seeds):
+            _, info = play(env, _oracle, seed)
+            if not info.get("success"):
+                lost.append((level, seed))
+    if lost:
+        raise CheckFailure(f"solver lost {len(lost)} episodes, first at (level, seed) = {lost[:5]}")
+    levels = list(levels)
+    return f"won every episode at levels {levels[0]}..{levels[-1]} x {seeds} seeds"
+
+
+def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int]) -> str:
+    slowest = 0.0
+    for level in levels:
+        env = make(level)
+        for action in bad_actions_for(env.unwrapped):
+            _reset(env, level)
+            start = time.perf_counter()
+            try:
+                out = env.step(action)
+            except Exception as error:
+                raise CheckFailure(f"level {level}: {_short(action)} raised {type(error).__name__}: {error}")
+            elapsed = time.perf_counter() - start
+            _check_types(out)
+            slowest = max(slowest, elapsed)
+            if elapsed > STEP_BUDGET_S:
+                raise CheckFailure(f"level {level}: {_short(action)} took {elapsed * 1000:.0f} ms")
+            if out[1] > 0:
+                raise CheckFailure(f"level {level}: {_short(action)} earned reward {out[1]}")
+    return f"{len(bad_actions_for(env.unwrapped))} hostile replies, slowest step {slowest * 1000:.1f} ms"
+
+
+def check_step_time(make: Callable[[int], gem.Env], level: int, seeds: int) -> str:
+    """Solver play at ``level``: no step may exceed the budget."""
+    env = make(level)
+    if not hasattr(env.unwrapped, "oracle_action"):
+        return "no solver to drive the game"
+    slowest = 0.0
+    for seed in range(seeds):
+        _reset(env, seed)
+        for _ in range(_turn_cap(env)):
+            action = _oracle(env)
+            start = time.perf_counter()
+            out = env.step(action)
+            slowest = max(slowest, time.perf_counter() - start)
+            if out[2] or out[3]:
+                break
+    if slowest > STEP_BUDGET_S:
+        raise CheckFailure(f"a step at level {level} took {slowest * 1000:.0f} ms")
+    return f"slowest step at level {level}: {slowest * 1000:.2f} ms"
+
+
+def check_complexity_timing(make: Callable[[int], gem.Env]) -> str:
+    """A change mid-episode leaves the episode as it was and shows at the next reset."""
+    plain, changed = make(2), make(2)
+    has_oracle = hasattr(plain.unwrapped, "oracle_action")
+    choose = _oracle if has_oracle else (lambda e: e.sample_random_action())
+    first = [(_reset(plain, 7),), (_reset(changed, 7),)]
+    if first[0] != first[1]:
+        raise CheckFailure("two fresh envs with the same seed start differently")
+    changed.unwrapped.set_complexity(6)
+    for _ in range(3):
+        a, b = plain.step(choose(plain)), changed.step(choose(changed))
+        if a[:4] != b[:4]:
+            raise CheckFailure("set_complexity changed the running episode")
+        if a[2] or a[3]:
+            break
+    _, info = changed.reset(seed=7)
+    level = getattr(changed.unwrapped, "complexity", info.get("complexity"))
+    if level != 6:
+        raise CheckFailure(f"after set_complexity(6) the next episode runs at {level}")
+    return "applied at the next reset only"
+
+
+def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int]) -> str:
+    """Replies that never win must still end the episode within max_turns."""
+    for level in levels:
+        env = make(level)
+        for action in ("\\boxed{}", "no box at all"):
+            _, info = play(env, lambda e: action, 0)
+            if info.get("success"):
+                raise CheckFailure(f"level {level}: {action!r} won the game")
+    return "format errors end by truncation at max_turns"
+
+
+def _short(action: Any) -> str:
+    text = repr(action)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_env(
+    env: str | type | Callable[..., gem.Env],
+    levels: Iterable[int] = range(1, 21),
+    seeds: int = 5,
+    hang_limit_s: float = HANG_LIMIT_S,
+) -> CheckReport:
+    """Run every check on ``env`` (a registered id, an env class or a factory taking ``complexity``)."""
+    env_id, make = _factory(env)
+    levels = list(levels)
+    edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
+    report = CheckReport(env_id)
+    try:
+        has_solver = hasattr(make(1).unwrapped, "oracle_action")
+    except Exception as error:
+        report.results.append(CheckResult("construct", False, f"{type(error).__name__}: {error}"))
+        return report
+    checks: list[tuple[str, Callable[[], str] | None]] = [
+        ("api", lambda: check_api(make)),
+        ("determinism", lambda: check_determinism(make, edge_levels, min(seeds, 3))),
+        ("solver", (lambda: check_solver(make, levels, seeds)) if has_solver else None),
+        ("step time", lambda: check_step_time(make, levels[-1], min(seeds, 3))),
+        ("bad actions", lambda: check_bad_actions(make, edge_levels)),
+        ("complexity timing", lambda: check_complexity_timing(make)),
+        ("episode ends", lambda: check_episode_ends(make, edge_levels)),
+    ]
+    for name, run in checks:
+        if run is None:
+            report.results.append(CheckResult(name, None, "the env has no oracle_action()"))
+            continue
+        try:
+            with time_limit(hang_limit_s * max(1, len(levels) * seeds / 20)):
+                report.results.append(CheckResult(name, True, run()))
+        except CheckFailure as failure:
+            report.results.append(CheckResult(name, False, str(failure)))
+        except Exception as error:
+            report.results.append(CheckResult(name, False, f"raised {type(error).__name__}: {error}"))
+    return report
