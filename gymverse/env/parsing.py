@@ -20,6 +20,8 @@ def extract_boxed(text: Any) -> str | None:
     """
     if not isinstance(text, str) or _BOX_OPEN not in text:
         return None
+    if text.startswith(_BOX_OPEN) and text.endswith("}") and text.count("{") == 1 and text.count("}") == 1:
+        return text[len(_BOX_OPEN) : -1].strip()  # the common case: a bare, flat box
     found = None
     start = None  # index just after the opening brace of the box being read
     depth = 0

@@ -1,0 +1,191 @@
+"""The environment contract: parsing, the complexity model, the base class and the checker."""
+
+import random
+
+import gem
+import pytest
+from hypothesis import given, strategies as st
+
+import gymverse
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, extract_boxed, lose, parse_int, sample_params, win
+from gymverse.env.checker import check_env
+from gymverse.env.complexity import line_value, validate_complexity
+
+
+# -- parsing ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, command",
+    [
+        ("\\boxed{read 3}", "read 3"),
+        ("think... \\boxed{a} then \\boxed{ b }", "b"),
+        ("\\boxed{set {x, {y}}}", "set {x, {y}}"),
+        ("\\boxed{a} and an unclosed \\boxed{b", None),
+        ("\\boxed{outer \\boxed{inner}}", "outer \\boxed{inner}"),
+        ("no box", None),
+        ("", None),
+        (None, None),
+        (42, None),
+        ("}}}\\boxed{ok}{{", "ok"),
+    ],
+)
+def test_extract_boxed(text, command):
+    assert extract_boxed(text) == command
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="{}\\"), max_size=50))
+def test_extract_boxed_round_trips_plain_commands(command):
+    assert extract_boxed("reasoning \\boxed{%s} more text" % command) == command.strip()
+
+
+@given(st.text(alphabet="{}\\boxed ab", max_size=200))
+def test_extract_boxed_never_raises(text):
+    result = extract_boxed(text)
+    assert result is None or result in text
+
+
+def test_parse_int_messages():
+    assert parse_int("7", 0, 9) == 7
+    with pytest.raises(InvalidAction, match="between 0 and 9"):
+        parse_int("10", 0, 9)
+    with pytest.raises(InvalidAction, match="integer"):
+        parse_int("seven", 0, 9)
+
+
+# -- complexity model ---------------------------------------------------------------------------
+def test_line_spans_level_1_to_10_and_continues():
+    assert line_value(4, 40, 1) == 4
+    assert line_value(4, 40, 10) == 40
+    assert line_value(4, 40, 19) == 76
+
+
+@given(st.integers(1, 30), st.integers(0, 1000), st.integers(0, 50), st.integers(0, 50), st.integers(0, 5))
+def test_noisy_params_stay_between_level_1_and_the_line(level, seed, first, tenth, spread):
+    spec = {"p": (first, tenth)}
+    value = sample_params(spec, {"p": spread}, level, random.Random(seed))["p"]
+    center = line_value(first, tenth, level)
+    assert min(first, center) - 0.5 <= value <= max(first, center) + 0.5
+    assert isinstance(value, int)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "3", True, None])
+def test_invalid_complexity_is_rejected(bad):
+    with pytest.raises(ValueError, match="complexity"):
+        validate_complexity(bad)
+
+
+# -- base class ---------------------------------------------------------------------------------
+class Countdown(EvolvableEnv):
+    """Say numbers from n down to 1; n grows with complexity."""
+
+    complexity_params = {"n": (2, 20)}
+    example_command = "say 1"
+
+    def _new_episode(self):
+        self.next = self.params["n"]
+        self.secret = self.rng.random()
+        return f"Count down from {self.next}: \\boxed{{say k}}."
+
+    def _play(self, command):
+        verb, args = command.split()[0], command.split()[1:]
+        if verb != "say" or len(args) != 1:
+            raise InvalidAction("use 'say k'")
+        if parse_int(args[0], 0, 10**6) != self.next:
+            return lose("wrong number")
+        self.next -= 1
+        return win("done") if self.next == 0 else Feedback("good")
+
+    def oracle_action(self):
+        return "\\boxed{say %d}" % self.next
+
+    def turn_limit(self):
+        return self.params["n"] + 2
+
+
+def test_base_handles_format_errors_and_sets_success_only_at_the_end():
+    env = Countdown(complexity=1)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step("no box here")
+    assert (reward, terminated, truncated) == (-0.1, False, False)
+    assert "success" not in info and "Format error" in obs
+    obs, reward, *_ = env.step("\\boxed{shout 2}")
+    assert reward == -0.1 and "Invalid action" in obs
+    *_, info = env.step(env.oracle_action())
+    assert "success" not in info
+    _, reward, terminated, _, info = env.step(env.oracle_action())
+    assert terminated and reward == 1.0 and info["success"] is True
+
+
+def test_turn_limit_truncates_with_failure():
+    env = Countdown(complexity=1)
+    env.reset(seed=0)
+    outs = [env.step("x") for _ in range(env.max_turns)]
+    assert outs[-1][3] is True and outs[-1][4]["success"] is False
+    assert all(not o[3] for o in outs[:-1])
+
+
+def test_reset_seed_controls_the_instance_and_global_random_is_untouched():
+    env = Countdown(complexity=5)
+    random.seed(123)
+    expected = random.random()
+    random.seed(123)
+    env.reset(seed=1)
+    first = env.secret
+    env.reset(seed=1)
+    assert env.secret == first
+    assert random.random() == expected
+
+
+def test_complexity_waits_for_reset_and_evolve_uses_thresholds():
+    env = Countdown(complexity=1, enable_param_randomization=False)
+    env.reset(seed=0)
+    env.set_complexity(10)
+    assert env.complexity == 1 and env.params["n"] == 2 and env.get_complexity() == 10
+    env.reset(seed=0)
+    assert env.complexity == 10 and env.params["n"] == 20
+    levels = [env.evolve(0.9, up_steps=2) for _ in range(4)]
+    assert levels == [10, 10, 10, 10]  # max_complexity=10 caps it
+    levels = [env.evolve(0.0, down_steps=2) for _ in range(4)]
+    assert levels == [10, 9, 9, 8]
+
+
+def test_checker_passes_a_good_env_and_names_what_is_wrong_with_bad_ones():
+    assert check_env(Countdown, levels=range(1, 6), seeds=3).passed
+
+    class Unsolvable(Countdown):
+        def oracle_action(self):
+            return "\\boxed{say 0}" if self.complexity == 4 else super().oracle_action()
+
+    class Crashy(Countdown):
+        def _play(self, command):
+            if len(command) > 1000:
+                raise RuntimeError("boom")
+            return super()._play(command)
+
+    class Flaky(Countdown):
+        def _new_episode(self):
+            return super()._new_episode() + str(random.random())
+
+    class Eager(Countdown):  # rebuilds the running episode at once
+        def set_complexity(self, complexity):
+            super().set_complexity(complexity)
+            self.params["n"] = 99
+            self._new_episode()
+
+    cases = {Unsolvable: "solver", Crashy: "bad actions", Flaky: "determinism", Eager: "complexity timing"}
+    for cls, failing in cases.items():
+        report = check_env(cls, levels=range(1, 6), seeds=3)
+        assert failing in [r.name for r in report.failures()], str(report)
+
+
+# -- GEM integration ----------------------------------------------------------------------------
+def test_builtin_games_work_through_gem_make_vec_and_wrappers():
+    from gem.wrappers.wrapper_factory import get_wrapper_fns
+
+    env_id = "gymverse:PeakFinder"
+    vec = gem.make_vec([env_id] * 2, wrappers=get_wrapper_fns("concat"), complexity=4)
+    observations, infos = vec.reset(seed=3)
+    assert len(observations) == 2 and all("Reads used" in o for o in observations)
+    gymverse.set_env_complexity(vec, 7)
+    assert [e.unwrapped.get_complexity() for e in vec.envs] == [7, 7]
+    vec.reset(seed=3)
+    assert [e.unwrapped.complexity for e in vec.envs] == [7, 7]

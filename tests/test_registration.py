@@ -1,0 +1,174 @@
+"""Bringing your own games: env folders (GymVerse-style files included), plugins, complexity reach."""
+
+import textwrap
+from importlib.metadata import EntryPoint
+
+import gem
+import pytest
+
+import gymverse
+from gymverse.env import RebuildOnComplexity, registry
+from gymverse.env.checker import check_env
+
+# GymVerse's pattern: parameters from complexity, module-level `random`, status in info["suffix"].
+TALLY = '''
+import random
+from gem.core import Env
+
+class TallyGame(Env):
+    def __init__(self, complexity=1, enable_param_randomization=True, max_turns=30, **_):
+        super().__init__()
+        self.complexity = complexity
+        self.max_turns = max_turns
+        self.target = 2 + complexity  # fixed at construction, as in many GymVerse tool games
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.count, self.turns, self.bonus = 0, 0, random.randint(0, 3)
+        return (f"Say \\\\boxed{{tick}} {self.target} times, then \\\\boxed{{done}}.",
+                {"suffix": f"count={self.count}"})
+
+    def step(self, action):
+        self.turns += 1
+        if action.endswith("\\\\boxed{tick}"):
+            self.count += 1
+            return "tick", 0.0, False, self.turns >= self.max_turns, {"suffix": f"count={self.count}"}
+        won = self.count == self.target
+        return "end", float(won), True, False, {"suffix": "", "success": won}
+'''
+
+# Reads complexity on every reset, like a well-behaved GymVerse game with evolve().
+ECHO = '''
+import random
+from gem.core import Env
+
+class EchoGame(Env):
+    def __init__(self, complexity=1, enable_param_randomization=True, max_turns=30, **_):
+        super().__init__()
+        self.complexity = complexity
+
+    def set_complexity(self, c):
+        self.complexity = c
+
+    def get_complexity(self):
+        return self.complexity
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.word = random.choice(["red", "blue"]) * self.complexity
+        return f"Repeat {self.word} inside \\\\boxed{{}}.", {"suffix": ""}
+
+    def step(self, action):
+        won = action.strip().endswith("\\\\boxed{%s}" % self.word)
+        return "ok", float(won), True, False, {"success": won}
+'''
+
+BROKEN = '''
+import random
+from gem.core import Env
+import a_module_that_does_not_exist
+'''
+
+UNBUILDABLE = '''
+from gem.core import Env
+
+class NeedsAKey(Env):
+    def __init__(self, api_key, **_):
+        self.api_key = api_key
+    def reset(self, seed=None):
+        return "", {}
+    def step(self, action):
+        return "", 0.0, True, False, {"success": False}
+'''
+
+
+@pytest.fixture
+def env_dir(tmp_path):
+    folder = tmp_path / "mygames"
+    folder.mkdir()
+    for name, text in {"tally.py": TALLY, "echo.py": ECHO, "broken.py": BROKEN, "keyed.py": UNBUILDABLE}.items():
+        (folder / name).write_text(textwrap.dedent(text))
+    (folder / "_private.py").write_text("raise SystemExit('never imported')")
+    yield folder
+    for env_id in list(gem.envs.registration.ENV_REGISTRY):
+        if env_id.startswith(("mygames:", "custom:")):
+            del gem.envs.registration.ENV_REGISTRY[env_id]
+
+
+def test_register_env_dir_registers_good_files_and_reports_bad_ones(env_dir):
+    report = gymverse.register_env_dir(env_dir)
+    assert sorted(report.registered) == ["mygames:EchoGame", "mygames:TallyGame"]
+    assert "ModuleNotFoundError" in report.failed[str(env_dir / "broken.py")]
+    assert "api_key" in report.failed["mygames:NeedsAKey"]
+    assert not any("_private" in key for key in report.failed)
+
+    env = gem.make("mygames:TallyGame", complexity=2)
+    observation, info = env.reset(seed=0)
+    assert "4 times" in observation and info["suffix"] == "count=0"
+    for _ in range(4):
+        env.step("\\boxed{tick}")
+    assert env.step("\\boxed{done}")[4]["success"]
+
+
+def test_prefix_and_repeat_registration(env_dir):
+    assert gymverse.register_env_dir(env_dir, prefix="custom").registered == ["custom:EchoGame", "custom:TallyGame"]
+    assert gymverse.register_env_dir(env_dir, prefix="custom").registered == []
+
+
+def test_constructor_only_envs_still_follow_a_curriculum(env_dir):
+    gymverse.register_env_dir(env_dir)
+    env = gem.make("mygames:TallyGame", complexity=1)
+    assert isinstance(env, RebuildOnComplexity)
+    env.reset(seed=0)
+    gymverse.set_env_complexity(env, 5)
+    assert env.inner.target == 3  # the running episode keeps its game
+    observation, _ = env.reset(seed=0)
+    assert "7 times" in observation and env.complexity == 5
+
+
+def test_envs_with_their_own_set_complexity_are_registered_as_they_are(env_dir):
+    gymverse.register_env_dir(env_dir)
+    env = gem.make("mygames:EchoGame", complexity=2)
+    assert type(env).__name__ == "EchoGame"
+    gymverse.set_env_complexity(env, 3)
+    assert env.complexity == 3
+
+
+def test_checker_runs_on_third_party_envs_without_a_solver(env_dir):
+    gymverse.register_env_dir(env_dir)
+    report = check_env("mygames:TallyGame", levels=range(1, 4), seeds=2)
+    solver = next(r for r in report.results if r.name == "solver")
+    assert solver.passed is None and report.results[0].passed
+
+
+def test_set_env_complexity_explains_plain_gem_envs():
+    class Plain(gem.Env):
+        def reset(self, seed=None):
+            return "", {}
+
+        def step(self, action):
+            return "", 0.0, True, False, {}
+
+    with pytest.raises(TypeError, match="RebuildOnComplexity"):
+        gymverse.set_env_complexity(Plain(), 2)
+
+
+def test_plugins_register_through_entry_points(monkeypatch, env_dir):
+    calls = []
+
+    def fake_entry_points(group):
+        assert group == "gymverse.envs"
+        good = EntryPoint("good", "plugin_mod:register", group)
+        bad = EntryPoint("bad", "no_such_plugin_module:register", group)
+        return [good, bad]
+
+    import sys
+    import types
+
+    module = types.ModuleType("plugin_mod")
+    module.register = lambda: calls.append(1) or gymverse.register_env_dir(env_dir, prefix="custom")
+    monkeypatch.setitem(sys.modules, "plugin_mod", module)
+    monkeypatch.setattr(registry, "entry_points", fake_entry_points)
+    report = gymverse.register_plugins()
+    assert calls == [1] and "custom:TallyGame" in report.registered
+    assert "no_such_plugin_module" in report.failed["plugin bad"]
