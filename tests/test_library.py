@@ -8,7 +8,7 @@ import pytest
 import gymverse  # noqa: F401  (registers the library)
 from gymverse.env import builtin_env_classes
 from gymverse.env.checker import check_env
-from envs import DOMAINS  # noqa: I001  (the source folder; installed as gymverse.envs)
+from gymverse.envs import DOMAINS
 
 GAMES = [f"gymverse:{cls.__name__}" for cls in builtin_env_classes()]
 
