@@ -1,0 +1,91 @@
+"""Build a target module by discovering its hidden prerequisites and building them in a valid order."""
+
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+
+
+class BuildOrder(EvolvableEnv):
+    domain = "algorithms"
+    complexity_params = {"required": (4, 22), "distractors": (3, 16), "spare_turns": (6, 0)}
+    param_variance = {"required": 2, "distractors": 2}
+    example_command = "prereqs 0"
+
+    def _new_episode(self) -> str:
+        m, d = self.params["required"], self.params["distractors"]
+        labels = list(range(m + d))
+        self.rng.shuffle(labels)
+        needs: list[list[int]] = [[] for _ in range(m + d)]  # by hidden position; the last required one is the goal
+        for i in range(m - 1):  # every required module feeds a later one, so the goal depends on all of them
+            needs[self.rng.randint(i + 1, m - 1)].append(i)
+        for i in range(1, m + d):  # extra links only point backwards, so there is never a cycle
+            if self.rng.random() < 0.5:
+                needs[i].append(self.rng.randrange(i))
+        self.needs = [[] for _ in range(m + d)]
+        for i, before in enumerate(needs):
+            self.needs[labels[i]] = sorted({labels[j] for j in before})
+        self.goal = labels[m - 1]
+        self.required = m
+        self.listed: set[int] = set()
+        self.built: set[int] = set()
+        return (
+            f"A project has {m + d} modules numbered 0 to {m + d - 1}. Goal: build module {self.goal}.\n"
+            "A module can only be built once every module it requires is built; which modules require which\n"
+            "is hidden. Some modules are not needed for the goal at all.\n"
+            "Commands: \\boxed{prereqs k} lists the modules that module k directly requires;\n"
+            "\\boxed{build k} builds module k (building it before its requirements fails and loses the game).\n"
+            f"You have {self.turn_limit()} turns in all. Building module {self.goal} wins.\n"
+            f"Example: \\boxed{{prereqs {self.goal}}}"
+        )
+
+    def turn_limit(self) -> int:
+        # One listing and one build per required module, plus two turns' grace for slips.
+        return 2 * self.required + self.params["spare_turns"] + 2
+
+    def status(self) -> str:
+        return f"Modules built: {len(self.built)}. Turn {self.turn}/{self.max_turns}. Goal: module {self.goal}."
+
+    def _play(self, command: str) -> Feedback:
+        verb, args = split_command(command)
+        if verb not in ("prereqs", "build") or len(args) != 1:
+            raise InvalidAction("use 'prereqs k' or 'build k' with one module number")
+        module = parse_index(args[0], len(self.needs), "module")
+        if verb == "prereqs":
+            self.listed.add(module)
+            before = ", ".join(map(str, self.needs[module])) or "nothing"
+            return Feedback(f"Module {module} requires: {before}.")
+        missing = [k for k in self.needs[module] if k not in self.built]
+        if missing:
+            return lose(f"Building {module} failed: it requires {', '.join(map(str, missing))} first. You lost.")
+        self.built.add(module)
+        if module == self.goal:
+            return win(f"Module {module} built. You win!")
+        return Feedback(f"Module {module} built.")
+
+    def _reveal(self) -> str:
+        return f"A valid order was: {', '.join(map(str, self._order_for(self.goal, [], set())))}."
+
+    def _order_for(self, module: int, order: list[int], seen: set[int]) -> list[int]:
+        if module not in seen:
+            seen.add(module)
+            for k in self.needs[module]:
+                self._order_for(k, order, seen)
+            order.append(module)
+        return order
+
+    def oracle_action(self) -> str:
+        # Depth-first from the goal: list a module before looking below it, build it once all below are built.
+        def next_step(module: int, seen: set[int]) -> str | None:
+            seen.add(module)
+            if module in self.built:
+                return None
+            if module not in self.listed:
+                return "\\boxed{prereqs %d}" % module
+            for k in self.needs[module]:
+                if k not in seen and (step := next_step(k, seen)):
+                    return step
+            return "\\boxed{build %d}" % module
+
+        return next_step(self.goal, set())
+
+    def random_action(self, rng) -> str:
+        verb = "build" if rng.random() < 0.3 else "prereqs"
+        return "\\boxed{%s %d}" % (verb, rng.randrange(len(self.needs)))
