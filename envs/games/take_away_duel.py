@@ -1,0 +1,99 @@
+"""Take stones from heaps against a scripted opponent; whoever takes the last stone wins."""
+
+from functools import reduce
+from operator import xor
+
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
+
+
+def grundy_table(largest: int, takes: list[int]) -> list[int]:
+    """Sprague-Grundy value of a single heap of each size 0..largest."""
+    values: list[int] = []
+    for size in range(largest + 1):
+        reachable = {values[size - t] for t in takes if t <= size}
+        values.append(next(v for v in range(len(takes) + 1) if v not in reachable))
+    return values
+
+
+class TakeAwayDuel(EvolvableEnv):
+    domain = "games"
+    complexity_params = {"heaps": (1, 4), "max_heap": (9, 20), "take_options": (2, 4), "opponent_skill": (0.3, 1.0)}
+    param_variance = {"max_heap": 2, "opponent_skill": 0.1}
+    example_command = "take 0 1"
+
+    def _new_episode(self) -> str:
+        n = self.params["take_options"]
+        self.takes = sorted([1] + self.rng.sample(range(2, n + 4), n - 1))
+        self.skill = min(1.0, self.params["opponent_skill"])
+        top = self.params["max_heap"]
+        self.grundy = grundy_table(top, self.takes)
+        while True:  # the first player must have a winning move
+            self.heaps = [self.rng.randint(max(1, top // 2), top) for _ in range(self.params["heaps"])]
+            if self._value(self.heaps):
+                break
+        self.agent_moves = 0
+        return (
+            f"Heaps of stones: {self._show()}. You and an opponent take turns; you move first.\n"
+            f"A move takes exactly {self._options()} stones from one heap that has at least that many.\n"
+            "Taking 1 is always allowed, so play goes on until every heap is empty; whoever takes the "
+            "last stone wins.\nCommand: \\boxed{take HEAP COUNT} (heaps are numbered from 0). "
+            "After your move the opponent replies at once.\nExample: \\boxed{take 0 1}"
+        )
+
+    def _value(self, heaps: list[int]) -> int:
+        return reduce(xor, (self.grundy[h] for h in heaps), 0)
+
+    def _options(self) -> str:
+        return ", ".join(map(str, self.takes[:-1])) + f" or {self.takes[-1]}"
+
+    def _show(self) -> str:
+        return " ".join(f"[{i}]={h}" for i, h in enumerate(self.heaps))
+
+    def _legal(self) -> list[tuple[int, int]]:
+        return [(i, t) for i, h in enumerate(self.heaps) for t in self.takes if t <= h]
+
+    def _best_move(self) -> tuple[int, int]:
+        """A move to a position of value 0 when there is one, else the smallest take from the largest heap."""
+        total = self._value(self.heaps)
+        for i, t in self._legal():
+            if self.grundy[self.heaps[i] - t] == total ^ self.grundy[self.heaps[i]]:
+                return i, t
+        return max(range(len(self.heaps)), key=self.heaps.__getitem__), 1
+
+    def turn_limit(self) -> int:
+        return (sum(self.heaps) + 1) // 2 + 3
+
+    def status(self) -> str:
+        return f"Heaps: {self._show()}. Your moves so far: {self.agent_moves}."
+
+    def _play(self, command: str) -> Feedback:
+        verb, args = split_command(command)
+        if verb != "take" or len(args) != 2:
+            raise InvalidAction("use 'take HEAP COUNT'")
+        heap = parse_index(args[0], len(self.heaps), "heap")
+        count = parse_int(args[1], 1, max(self.takes), "count")
+        if count not in self.takes or count > self.heaps[heap]:
+            raise InvalidAction(f"heap {heap} has {self.heaps[heap]} stones; allowed takes are {self._options()}")
+        self.heaps[heap] -= count
+        self.agent_moves += 1
+        text = f"You take {count} from heap {heap}."
+        if not any(self.heaps):
+            return win(f"{text} You took the last stone. You win!")
+        legal = self._legal()
+        i, t = self._best_move() if self.rng.random() < self.skill else self.rng.choice(legal)
+        self.heaps[i] -= t
+        text += f" The opponent takes {t} from heap {i}. Heaps: {self._show()}."
+        if not any(self.heaps):
+            return lose(f"{text} The opponent took the last stone. You lost.")
+        return Feedback(text)
+
+    def _reveal(self) -> str:
+        if not self._value(self.heaps):
+            return "No move wins from here against perfect play."
+        return "A winning move from here was take %d %d." % self._best_move()
+
+    def oracle_action(self) -> str:
+        return "\\boxed{take %d %d}" % self._best_move()
+
+    def random_action(self, rng) -> str:
+        return "\\boxed{take %d %d}" % rng.choice(self._legal())

@@ -1,0 +1,164 @@
+"""Behaviour of the games domain: solvers win, random play is punished more at higher levels,
+traces are reproducible, malformed commands cost -0.1 and nothing else."""
+
+import itertools
+import random
+
+import pytest
+
+from gymverse.envs.games.battleship import Battleship, around
+from gymverse.envs.games.code_lock import CodeLock, score
+from gymverse.envs.games.hot_cold_treasure import HotColdTreasure, compare
+from gymverse.envs.games.key_door_dungeon import KeyDoorDungeon
+from gymverse.envs.games.lights_out import LightsOut, fewest_presses, press_mask
+from gymverse.envs.games.take_away_duel import TakeAwayDuel, grundy_table
+
+GAMES = [Battleship, CodeLock, HotColdTreasure, KeyDoorDungeon, LightsOut, TakeAwayDuel]
+
+
+def play(env, seed, epsilon=0.0, agent_seed=0):
+    """One episode of the epsilon-solver; returns (success, [(observation, reward), ...])."""
+    observation, _ = env.reset(seed=seed)
+    agent = random.Random(agent_seed)
+    trace = [(observation, 0.0)]
+    while True:
+        action = env.random_action(agent) if agent.random() < epsilon else env.oracle_action()
+        observation, reward, terminated, truncated, info = env.step(action)
+        trace.append((observation, reward))
+        if terminated or truncated:
+            return info["success"], trace
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
+@pytest.mark.parametrize("level", [1, 5, 10, 15, 20])
+def test_oracle_wins(game, level):
+    env = game(complexity=level)
+    for seed in range(3):
+        success, trace = play(env, seed)
+        assert success, f"seed {seed}: {trace[-1][0]}"
+        assert trace[-1][1] == 1.0
+        assert all(reward == 0.0 for _, reward in trace[:-1])
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
+def test_random_moves_hurt_more_at_level_10(game):
+    def success_rate(level):
+        env = game(complexity=level)
+        return sum(play(env, 1000 + i, epsilon=0.3, agent_seed=i)[0] for i in range(60)) / 60
+
+    easy, hard = success_rate(1), success_rate(10)
+    assert easy - hard >= 0.2, (easy, hard)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
+def test_same_seed_same_trace(game):
+    first = play(game(complexity=7), seed=5, epsilon=0.5, agent_seed=3)
+    second = play(game(complexity=7), seed=5, epsilon=0.5, agent_seed=3)
+    assert first == second
+    other = play(game(complexity=7), seed=6, epsilon=0.5, agent_seed=3)
+    assert other[1][0] != first[1][0]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
+def test_bad_commands_cost_a_tenth_and_the_game_goes_on(game):
+    env = game(complexity=3)
+    env.reset(seed=0)
+    verb = game.example_command.split()[0]
+    for bad in ["\\boxed{dance wildly}", f"\\boxed{{{verb} 1 2 3 4 5 6 7}}",
+                f"\\boxed{{{verb} 99999999999999999999 -5}}"]:
+        observation, reward, terminated, truncated, _ = env.step(bad)
+        assert reward == -0.1 and not terminated and not truncated
+        assert observation
+    while not env.done:  # every game allows 3 turns beyond what its solver needs
+        *_, info = env.step(env.oracle_action())
+    assert info["success"]
+
+
+def test_code_lock_scores_repeated_symbols_once():
+    assert score("AABC", "ABCA") == (1, 3)
+    assert score("AAAA", "ABBB") == (1, 0)
+    assert score("ABCD", "DCBA") == (0, 4)
+
+
+def test_hot_cold_compares_grid_distances():
+    assert compare((5, 5), (0, 0), (3, 3)) == "warmer"
+    assert compare((5, 5), (3, 3), (0, 9)) == "colder"
+    assert compare((5, 5), (5, 0), (5, 10)) == "same"
+
+
+def test_lights_out_plan_is_the_smallest_that_clears_the_board():
+    rows, cols = 3, 4
+    masks = [press_mask(rows, cols, cell) for cell in range(rows * cols)]
+    rng = random.Random(0)
+    for _ in range(20):
+        lit = 0
+        for cell in rng.sample(range(rows * cols), 5):
+            lit ^= masks[cell]
+        plan = fewest_presses(rows, cols, lit)
+        after = lit
+        for cell in range(rows * cols):
+            if plan >> cell & 1:
+                after ^= masks[cell]
+        assert after == 0
+        smallest = min(size for size in range(rows * cols + 1) for chosen in itertools.combinations(masks, size)
+                       if _xor(chosen) == lit)
+        assert plan.bit_count() == smallest
+
+
+def _xor(masks):
+    total = 0
+    for mask in masks:
+        total ^= mask
+    return total
+
+
+def test_take_away_grundy_values_follow_the_known_pattern():
+    assert grundy_table(12, [1, 2, 3]) == [n % 4 for n in range(13)]
+    assert grundy_table(7, [1, 3, 4]) == [0, 1, 0, 1, 2, 3, 2, 0]
+
+
+def test_take_away_opponent_at_full_skill_punishes_one_mistake():
+    env = TakeAwayDuel(complexity=12)  # opponent skill is capped at 1.0 from level 10 on
+    punished = 0
+    for seed in range(10):
+        env.reset(seed=seed)
+        mistakes = [(i, t) for i, t in env._legal()
+                    if env._value([h - t * (j == i) for j, h in enumerate(env.heaps)])]
+        if not mistakes:  # every move wins from here
+            continue
+        env.step("\\boxed{take %d %d}" % mistakes[0])
+        while not env.done:
+            *_, info = env.step(env.oracle_action())
+        assert not info["success"]
+        punished += 1
+    assert punished >= 5
+
+
+def test_battleship_fleets_never_touch():
+    env = Battleship(complexity=15)
+    for seed in range(10):
+        env.reset(seed=seed)
+        for i, ship in enumerate(env.ships):
+            neighbours = {n for cell in ship for n in around(cell, env.size)}
+            assert not any(env.ship_at.get(n, i) != i for n in neighbours)
+
+
+def test_battleship_repeated_shot_is_wasted():
+    env = Battleship(complexity=1)
+    env.reset(seed=0)
+    env.step("\\boxed{fire 0 0}")
+    observation, reward, *_ = env.step("\\boxed{fire 0 0}")
+    assert "wasted" in observation and reward == 0.0 and env.fired == 2
+
+
+def test_dungeon_locked_door_needs_its_key():
+    env = KeyDoorDungeon(complexity=5)
+    env.reset(seed=0)
+    (room, beyond), color = next(iter(env.doors.items()))
+    direction = next(d for d, nxt in env.exits[room].items() if nxt == beyond)
+    env.pos = room
+    observation, *_ = env.step("\\boxed{go %s}" % direction)
+    assert "locked" in observation and env.pos == room and env.moves == 1
+    env.held.append(color)
+    observation, *_ = env.step("\\boxed{go %s}" % direction[0])
+    assert f"unlock the {color} door" in observation and env.pos == beyond
