@@ -1,0 +1,169 @@
+"""Find the parts of a passphrase in a simulated file system using shell commands (ls, cd, cat)."""
+
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+
+DIR_NAMES = ["home", "etc", "var", "srv", "opt", "tmp", "usr", "mnt", "data", "logs", "backup", "cache", "config",
+             "projects", "notes", "archive", "build", "deploy", "docs", "lib", "media", "reports", "scripts", "share",
+             "spool", "www", "keys", "old", "drafts", "misc"]
+STEMS = ["notes", "todo", "readme", "draft", "report", "backup", "config", "log", "data", "old", "key", "memo",
+         "plan", "list", "dump", "index", "summary", "trace"]
+EXTS = ["txt", "md", "log", "bak", "cfg", "csv", "json"]
+FILE_NAMES = [f"{stem}.{ext}" for stem in STEMS for ext in EXTS]
+USERS = ["root", "ana", "ben", "chen", "dara", "eli", "femi"]
+FILLER = ["nothing to see here", "remember to water the plants", "build passed on the second try",
+          "meeting moved to Thursday", "TODO: rotate the logs", "see the wiki for details"]
+SYMBOLS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+SELECTORS = {"largest": "the largest file", "smallest": "the smallest file",
+             "newest": "the most recently modified file", "oldest": "the least recently modified file"}
+
+
+class FileSystemHunt(EvolvableEnv):
+    domain = "tool_use"
+    complexity_params = {"parts": (2, 6), "dirs": (4, 30), "files_per_dir": (3, 7), "spare_turns": (6, 3)}
+    param_variance = {"dirs": 3, "files_per_dir": 1}
+    example_command = "ls /"
+
+    def _new_episode(self) -> str:
+        rng, p = self.rng, self.params
+        self.subdirs: dict[str, list[str]] = {"/": []}  # in creation order
+        while len(self.subdirs) <= p["dirs"]:
+            parent = rng.choice(list(self.subdirs))
+            name = rng.choice([n for n in DIR_NAMES if n not in self.subdirs[parent]])
+            self.subdirs[parent].append(name)
+            self.subdirs[join(parent, name)] = []
+        self.files: dict[str, dict[str, list]] = {}  # dir -> name -> [owner, size, modified, content]
+        for d in self.subdirs:
+            names = rng.sample(FILE_NAMES, rng.randint(2, p["files_per_dir"]))
+            sizes = rng.sample(range(100, 10000), len(names))
+            minutes = rng.sample(range(60 * 24 * 60), len(names))
+            self.files[d] = {n: [rng.choice(USERS), s, stamp(m), rng.choice(FILLER)]
+                             for n, s, m in zip(names, sizes, minutes)}
+        total = p["parts"]
+        self.parts = ["".join(rng.choice(SYMBOLS) for _ in range(3)) for _ in range(total)]
+        self.clue_dirs = rng.sample(list(self.subdirs)[1:], total)  # [0] is "/"
+        hints = [self._pick_clue_file(d) for d in self.clue_dirs]
+        self.clue_paths = [join(d, name) for d, (name, _) in zip(self.clue_dirs, hints)]
+        for d in self.clue_dirs:
+            for entry in self.files[d].values():  # decoys look just like real parts
+                fake = "".join(rng.choice(SYMBOLS) for _ in range(3))
+                entry[3] = f"Part {rng.randint(1, total)} of {total}: {fake}. The next part is in " \
+                           f"{rng.choice(list(self.subdirs))}: {rng.choice(list(SELECTORS.values()))} there."
+        for k, (d, (name, _)) in enumerate(zip(self.clue_dirs, hints)):
+            pointer = f"The next part is in {self.clue_dirs[k + 1]}: {hints[k + 1][1]} there." if k + 1 < total \
+                else "This was the last part."
+            self.files[d][name][3] = f"Part {k + 1} of {total}: {self.parts[k]}. {pointer}"
+        self.cwd, self.read, self.listed = "/", set(), set()
+        return (
+            "You are in a Unix-like shell. A passphrase is split into parts hidden in files; each part's file\n"
+            "says where the next part is, described by a directory and a property shown by ls (size, date,\n"
+            "owner or extension). Other files hold decoy parts, so read only the file the clue points to.\n"
+            f"The passphrase has {total} parts. The first part is in {self.clue_dirs[0]}: {hints[0][1]} there.\n"
+            "Commands (paths may be absolute or relative to the current directory; '..' goes up):\n"
+            "  \\boxed{ls PATH}: list a directory (\\boxed{ls} lists the current one): owner, size, modified, name\n"
+            "  \\boxed{cd PATH}: change directory\n"
+            "  \\boxed{cat PATH}: print a file\n"
+            "  \\boxed{answer PASSPHRASE}: the parts joined in order (parts AB3 and K7Q give \\boxed{answer AB3K7Q});\n"
+            "  a wrong passphrase loses.\n"
+            "Example: \\boxed{ls /}"
+        )
+
+    def _pick_clue_file(self, d: str) -> tuple[str, str]:
+        entries = self.files[d]
+        kind = self.rng.choice(["largest", "smallest", "newest", "oldest", "owner", "ext"])
+        if kind == "owner":
+            owners = [e[0] for e in entries.values()]
+            unique = [n for n, e in sorted(entries.items()) if owners.count(e[0]) == 1]
+            if unique:
+                name = self.rng.choice(unique)
+                return name, f"the only file owned by {entries[name][0]}"
+        if kind == "ext":
+            exts = [n.split(".")[1] for n in entries]
+            unique = sorted(n for n in entries if exts.count(n.split(".")[1]) == 1)
+            if unique:
+                name = self.rng.choice(unique)
+                return name, f"the only .{name.split('.')[1]} file"
+        kind = kind if kind in SELECTORS else "largest"
+        key = (lambda n: entries[n][1]) if kind in ("largest", "smallest") else (lambda n: entries[n][2])
+        pick = max if kind in ("largest", "newest") else min
+        return pick(sorted(entries), key=key), SELECTORS[kind]
+
+    def turn_limit(self) -> int:
+        return 2 * len(self.parts) + 1 + self.params["spare_turns"]
+
+    def status(self) -> str:
+        return f"cwd: {self.cwd}. Turn {self.turn}/{self.max_turns}."
+
+    def _resolve(self, path: str) -> str:
+        parts = [] if path.startswith("/") else [p for p in self.cwd.split("/") if p]
+        for piece in path.split("/"):
+            if piece == "..":
+                parts = parts[:-1]
+            elif piece not in ("", "."):
+                parts.append(piece)
+        return "/" + "/".join(parts)
+
+    def _play(self, command: str) -> Feedback:
+        verb, args = split_command(command)
+        if verb == "ls" and len(args) <= 1:
+            target = self._resolve(args[0] if args else ".")
+            if target not in self.subdirs:
+                return Feedback(f"ls: {target[:60]}: no such directory")
+            self.listed.add(target)
+            return Feedback(self._listing(target))
+        if verb == "cd" and len(args) == 1:
+            target = self._resolve(args[0])
+            if target not in self.subdirs:
+                return Feedback(f"cd: {target[:60]}: no such directory")
+            self.cwd = target
+            return Feedback(f"Now in {target}.")
+        if verb == "cat" and len(args) == 1:
+            target = self._resolve(args[0])
+            folder, _, name = target.rpartition("/")
+            entry = self.files.get(folder or "/", {}).get(name)
+            if entry is None:
+                return Feedback(f"cat: {target[:60]}: no such file")
+            if target in self.clue_paths:
+                self.read.add(self.clue_paths.index(target))
+            return Feedback(entry[3])
+        if verb == "answer" and len(args) >= 1:
+            guess = "".join(args).replace("-", "").upper()
+            if guess == "".join(self.parts):
+                return win("Correct passphrase. You win!")
+            return lose(f"Wrong passphrase. {self._reveal()} You lost.")
+        raise InvalidAction("commands: 'ls [PATH]', 'cd PATH', 'cat PATH', 'answer PASSPHRASE'")
+
+    def _listing(self, d: str) -> str:
+        lines = [f"{d}:"] + [f"  dir  {name}/" for name in sorted(self.subdirs[d])]
+        lines += [f"  {owner:5} {size:5d}  {modified}  {name}"
+                  for name, (owner, size, modified, _) in sorted(self.files[d].items())]
+        return "\n".join(lines)
+
+    def _reveal(self) -> str:
+        return f"The passphrase was {''.join(self.parts)}."
+
+    def oracle_action(self) -> str:
+        for k, path in enumerate(self.clue_paths):
+            if k not in self.read:
+                if self.clue_dirs[k] not in self.listed:
+                    return "\\boxed{ls %s}" % self.clue_dirs[k]
+                return "\\boxed{cat %s}" % path
+        return "\\boxed{answer %s}" % "".join(self.parts)
+
+    def random_action(self, rng) -> str:
+        roll, folder = rng.random(), rng.choice(list(self.subdirs))
+        if roll < 0.15:
+            return "\\boxed{answer %s}" % "".join(rng.choice(SYMBOLS) for _ in range(3 * len(self.parts)))
+        if roll < 0.35:
+            return "\\boxed{cd %s}" % folder
+        if roll < 0.6:
+            return "\\boxed{ls %s}" % folder
+        return "\\boxed{cat %s}" % join(folder, rng.choice(sorted(self.files[folder])))
+
+
+def join(folder: str, name: str) -> str:
+    return folder.rstrip("/") + "/" + name
+
+
+def stamp(minute: int) -> str:
+    day, rest = divmod(minute, 24 * 60)
+    return f"2024-{3 + day // 30:02d}-{1 + day % 30:02d} {rest // 60:02d}:{rest % 60:02d}"
