@@ -1,1 +1,70 @@
-"""Policies that play games: language models, the games' own solvers, and baselines."""
+"""Policies that play games: language models, the games' own solvers, and baselines.
+
+``load_policy(spec)`` builds one from a short spec:
+
+==========================  =====================================================
+``tiny``                    the built-in tiny model (Hugging Face format, CPU)
+``PATH``                    a Hugging Face causal-LM folder
+``oracle``                  each game's reference solver
+``epsilon:0.3``             the solver, with 30% random well-formed commands
+``random``                  random well-formed commands
+``openai:URL#MODEL``        an OpenAI-compatible endpoint (completions API)
+``vllm:PATH``               a model folder (or ``tiny``) served by vLLM in-process
+==========================  =====================================================
+"""
+
+from gymverse.policy.base import Generation, Policy
+from gymverse.policy.baselines import EpsilonOraclePolicy, OraclePolicy, RandomPolicy
+
+POLICY_SPECS = ("tiny", "PATH", "oracle", "epsilon:P", "random", "openai:URL#MODEL", "vllm:PATH")
+
+__all__ = [
+    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "load_policy",
+]
+
+
+def load_policy(
+    spec: str,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    max_model_len: int | None = None,
+    generate_max_length: int = 512,
+    seed: int | None = None,
+    device: str = "cpu",
+    stop_at_box: bool = False,
+    api_key: str | None = None,
+    num_threads: int | None = None,
+) -> Policy:
+    """The policy that ``spec`` names (see the module docstring); sampling settings apply to models."""
+    kind, _, rest = spec.partition(":")
+    if spec == "oracle":
+        return OraclePolicy()
+    if spec == "random":
+        return RandomPolicy(seed)
+    if kind == "epsilon":
+        try:
+            epsilon = float(rest)
+        except ValueError:
+            raise ValueError(f"policy {spec!r}: write epsilon:P with P a number in [0, 1], e.g. epsilon:0.3") from None
+        return EpsilonOraclePolicy(epsilon, seed)
+    if kind == "openai":
+        base_url, _, model = rest.partition("#")
+        if not base_url or not model:
+            raise ValueError(f"policy {spec!r}: write openai:BASE_URL#MODEL, e.g. openai:http://127.0.0.1:8000/v1#qwen")
+        from gymverse.policy.openai_compat import OpenAICompatiblePolicy
+
+        return OpenAICompatiblePolicy(
+            base_url, model, api_key=api_key, temperature=temperature, top_p=top_p,
+            max_tokens=generate_max_length, stop_at_box=stop_at_box,
+        )
+    sampling = dict(
+        temperature=temperature, top_p=top_p, max_model_len=max_model_len,
+        generate_max_length=generate_max_length, seed=seed, stop_at_box=stop_at_box,
+    )
+    if kind == "vllm":
+        from gymverse.policy.vllm_policy import VLLMPolicy
+
+        return VLLMPolicy(rest, **sampling)
+    from gymverse.policy.hf import HFPolicy
+
+    return HFPolicy(spec, device=device, num_threads=num_threads, **sampling)

@@ -14,10 +14,13 @@ class Generation:
 
 
 class Policy(Protocol):
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None) -> list[Generation]:
+    def generate(
+        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+    ) -> list[Generation]:
         """One reply per prompt. ``prompts`` are final text (templates already applied).
 
         ``envs`` are the unwrapped games the prompts come from, for policies that read the
-        game state (the oracle); model policies ignore them.
+        game state (the oracle); model policies ignore them. ``stop_at_box`` ends each reply once
+        it holds a complete ``\\boxed{...}`` command (None: the policy's own setting).
         """
         ...

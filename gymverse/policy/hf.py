@@ -1,0 +1,231 @@
+"""Hugging Face causal LMs as policies: batched sampling with per-token log-probabilities.
+
+The sampling loop is written out (rather than calling ``model.generate``) so that the reported
+log-probability of each token comes from the very distribution it was drawn from (logits after
+temperature and top-p), every prompt gets its own length budget under ``max_model_len``, finished
+rows leave the batch, and replies can stop once their ``\\boxed{...}`` command closes.
+"""
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from gymverse.policy.base import Generation
+from gymverse.policy.stopping import closing_token_ids, first_box_end
+from gymverse.policy.tiny import resolve_pretrain
+
+DEFAULT_GENERATE_MAX_LENGTH = 512
+
+
+def left_padded(rows: Sequence[Sequence[int]], pad_id: int, device: Any):
+    """``(ids, attention_mask, position_ids)`` for rows padded on the left to one length."""
+    import torch
+
+    width = max(len(row) for row in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        if row:
+            ids[i, width - len(row):] = torch.tensor(row, dtype=torch.long)
+            mask[i, width - len(row):] = 1
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    return ids.to(device), mask.to(device), positions.to(device)
+
+
+def sequence_logprobs(model, prompt_ids, response_ids, temperature: float = 1.0, pad_id: int = 0):
+    """Per-token log-probabilities of each response given its prompt under ``model``.
+
+    Returns a ``(batch, longest response)`` float32 tensor (zeros past each response's end, see
+    :func:`response_mask`), with gradients when called outside ``torch.no_grad``. ``temperature``
+    divides the logits as during sampling. Prompts are padded on the left so every response
+    starts in the same column, and logits are computed for the response positions only.
+    """
+    import torch
+
+    width = max(len(r) for r in response_ids)
+    if width == 0:
+        return torch.zeros((len(response_ids), 0), device=model.device)
+    rows = [list(p) + list(r) + [pad_id] * (width - len(r)) for p, r in zip(prompt_ids, response_ids)]
+    ids, mask, positions = left_padded(rows, pad_id, model.device)
+    for i, r in enumerate(response_ids):  # the right padding is not attended to
+        mask[i, mask.shape[1] - (width - len(r)):] = 0
+    # Logits at positions -width-1 .. -2 predict the response tokens at -width .. -1.
+    logits = model(
+        input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=width + 1, use_cache=False,
+    ).logits
+    logits = logits[:, :-1].float() / temperature
+    targets = ids[:, -width:]
+    logprobs = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1)
+    return logprobs * response_mask(response_ids, model.device)
+
+
+def response_mask(response_ids, device: Any = "cpu"):
+    """``(batch, longest response)`` float mask: 1 on real response tokens, 0 on padding."""
+    import torch
+
+    width = max((len(r) for r in response_ids), default=0)
+    lengths = torch.tensor([len(r) for r in response_ids], device=device)
+    return (torch.arange(width, device=device)[None, :] < lengths[:, None]).float()
+
+
+class HFPolicy:
+    """A Hugging Face causal LM folder (or ``"tiny"``) that samples replies with their log-probabilities.
+
+    Each reply may use at most ``generate_max_length`` tokens, and prompt + reply at most
+    ``max_model_len`` (default: the model's ``max_position_embeddings``). A prompt that leaves no
+    room gets an empty, truncated reply. ``temperature=0`` decodes greedily (log-probabilities are
+    then those of the untempered model). ``stop_at_box`` ends a reply once it holds a complete
+    ``\\boxed{...}`` command; ``generate`` can override it per call. ``num_threads`` caps torch's
+    CPU threads while sampling: small models sample fastest on one thread, and far slower when
+    their threads compete with other processes for the cores.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        max_model_len: int | None = None,
+        generate_max_length: int = DEFAULT_GENERATE_MAX_LENGTH,
+        device: str = "cpu",
+        seed: int | None = None,
+        batch_size: int = 64,
+        stop_at_box: bool = False,
+        dtype: str = "auto",
+        num_threads: int | None = None,
+    ) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if temperature < 0 or not 0 < top_p <= 1:
+            raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {temperature} and {top_p}")
+        if generate_max_length < 1 or batch_size < 1:
+            raise ValueError("generate_max_length and batch_size must be at least 1")
+        self.path = resolve_pretrain(str(path))
+        self.device = torch.device(device)
+        # Full precision on CPU: bf16 matmuls there are slow and imprecise.
+        torch_dtype = torch.float32 if self.device.type == "cpu" else dtype
+        self.model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype).to(self.device)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self.temperature, self.top_p = temperature, top_p
+        self.max_model_len = max_model_len or self.model.config.max_position_embeddings
+        self.generate_max_length = generate_max_length
+        self.batch_size = batch_size
+        self.stop_at_box = stop_at_box
+        self.num_threads = num_threads
+        self.eos_ids = self._stop_token_ids()
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else min(self.eos_ids)
+        self.closing_ids = closing_token_ids(self.tokenizer)
+        self.generator = torch.Generator(device=self.device)
+        if seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(seed)
+
+    def _stop_token_ids(self) -> frozenset[int]:
+        ids = set()
+        for source in (self.model.generation_config.eos_token_id, self.tokenizer.eos_token_id):
+            if source is not None:
+                ids.update(source if isinstance(source, list) else [source])
+        if not ids:
+            raise ValueError(f"the model in {self.path} defines no end-of-sequence token")
+        return frozenset(ids)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def encode(self, text: str) -> list[int]:
+        # Prompts arrive fully templated (special tokens written out), so no tokens are added.
+        return self.tokenizer.encode(text, add_special_tokens=False)
+
+    def generate(
+        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+    ) -> list[Generation]:
+        stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
+        encoded = [self.encode(p) for p in prompts]
+        budgets = [min(self.generate_max_length, self.max_model_len - len(ids)) for ids in encoded]
+        results: list[Generation | None] = [None] * len(prompts)
+        for i, budget in enumerate(budgets):
+            if budget < 1:
+                results[i] = Generation(text="", prompt_ids=encoded[i], truncated=True)
+        # Similar lengths together: less padding.
+        order = sorted((i for i in range(len(prompts)) if results[i] is None), key=lambda i: len(encoded[i]))
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            replies = self._sample([encoded[i] for i in chunk], [budgets[i] for i in chunk], stop_at_box)
+            for i, (response_ids, logprobs, truncated) in zip(chunk, replies):
+                text = self.tokenizer.decode(response_ids, skip_special_tokens=True)
+                results[i] = Generation(text, encoded[i], response_ids, logprobs, truncated)
+        return results
+
+    def _draw(self, logits):
+        """Draw one token per row: ``(tokens, their log-probabilities)`` under the sampling distribution.
+
+        The distribution is the logits after temperature, then top-p; ``temperature=0`` takes the
+        most likely token, scored under the untempered model.
+        """
+        import torch
+
+        if self.temperature == 0:
+            logprobs = torch.log_softmax(logits, dim=-1)
+            tokens = logprobs.argmax(-1)
+        else:
+            logits = logits / self.temperature
+            if self.top_p < 1:
+                from transformers import TopPLogitsWarper
+
+                logits = TopPLogitsWarper(self.top_p)(None, logits)
+            logprobs = torch.log_softmax(logits, dim=-1)
+            tokens = torch.multinomial(logprobs.exp(), 1, generator=self.generator).squeeze(-1)
+        return tokens, logprobs.gather(-1, tokens[:, None]).squeeze(-1)
+
+    def _sample(self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool):
+        """Sample one reply per prompt: ``[(response_ids, logprobs, truncated)]`` in prompt order."""
+        import torch
+
+        was_training, threads = self.model.training, torch.get_num_threads()
+        self.model.eval()
+        if self.num_threads is not None:
+            torch.set_num_threads(self.num_threads)
+        replies = [([], []) for _ in prompts]  # (token ids, log-probs) per prompt
+        truncated = [False] * len(prompts)
+        rows = list(range(len(prompts)))  # batch row -> prompt index, for the replies still growing
+        try:
+            with torch.no_grad():
+                ids, mask, positions = left_padded(prompts, self.pad_id, self.device)
+                out = self.model(
+                    input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1,
+                )
+                next_position = positions[:, -1] + 1
+                while True:
+                    tokens, logprobs = self._draw(out.logits[:, -1].float())
+                    keep = []  # rows whose reply goes on
+                    for row, (p, token, logprob) in enumerate(zip(rows, tokens.tolist(), logprobs.tolist())):
+                        response, response_logprobs = replies[p]
+                        response.append(token)
+                        response_logprobs.append(logprob)
+                        if token in self.eos_ids or (stop_at_box and self._box_closed(token, response)):
+                            continue
+                        if len(response) >= budgets[p]:
+                            truncated[p] = True
+                            continue
+                        keep.append(row)
+                    if not keep:
+                        break
+                    if len(keep) < len(rows):  # finished replies leave the batch and the cache
+                        index = torch.tensor(keep, device=self.device)
+                        out.past_key_values.batch_select_indices(index)
+                        tokens, mask, next_position = tokens[index], mask[index], next_position[index]
+                        rows = [rows[row] for row in keep]
+                    mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
+                    out = self.model(
+                        input_ids=tokens[:, None], attention_mask=mask, position_ids=next_position[:, None],
+                        past_key_values=out.past_key_values, use_cache=True,
+                    )
+                    next_position = next_position + 1
+        finally:
+            self.model.train(was_training)
+            torch.set_num_threads(threads)
+        return [(response, logprobs, cut) for (response, logprobs), cut in zip(replies, truncated)]
+
+    def _box_closed(self, token: int, response: list[int]) -> bool:
+        return token in self.closing_ids and first_box_end(self.tokenizer.decode(response)) is not None

@@ -1,0 +1,117 @@
+"""The built-in ``tiny`` model: a small decoder with a byte-level tokenizer, in Hugging Face format.
+
+No weights can be downloaded on a machine without a network, so ``--pretrain tiny`` builds a
+randomly initialised Llama-architecture model from a config and saves it with ``save_pretrained``
+next to a byte-level tokenizer with a Qwen-style chat template. Everything downstream loads it
+with ``AutoModelForCausalLM`` / ``AutoTokenizer`` like any real checkpoint.
+"""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+TINY = "tiny"
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]  # ids 256, 257, 258 after the 256 bytes
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+TINY_ARCHITECTURE = dict(
+    hidden_size=128,
+    intermediate_size=384,
+    num_hidden_layers=4,
+    num_attention_heads=4,
+    num_key_value_heads=4,
+    max_position_embeddings=8192,
+    tie_word_embeddings=True,
+)
+# Written into the built folder; a folder built with other settings is rebuilt.
+BUILD_MARK = "gymverse_tiny.json"
+
+
+def build_tiny_tokenizer():
+    """A byte-level BPE tokenizer without merges: one token per byte, plus Qwen's chat specials."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    # Token id = byte value, so a reply's ids read as its UTF-8 bytes.
+    vocab = {char: byte for byte, char in bytes_to_unicode().items()}
+    backend = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    backend.decoder = decoders.ByteLevel()
+    backend.add_special_tokens(SPECIAL_TOKENS)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def build_tiny_model(path: str | Path, seed: int = 0) -> Path:
+    """Build the tiny model and its tokenizer from scratch and save both to ``path``."""
+    import torch
+    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
+
+    path = Path(path)
+    tokenizer = build_tiny_tokenizer()
+    eos_ids = tokenizer.convert_tokens_to_ids(["<|im_end|>", "<|endoftext|>"])
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        bos_token_id=None,
+        eos_token_id=eos_ids[0],
+        pad_token_id=tokenizer.pad_token_id,
+        **TINY_ARCHITECTURE,
+    )
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(config)
+    model.generation_config = GenerationConfig(
+        eos_token_id=eos_ids, pad_token_id=tokenizer.pad_token_id, do_sample=True, temperature=1.0, top_p=1.0,
+        top_k=0,
+    )
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    (path / BUILD_MARK).write_text(_build_mark(seed))
+    return path
+
+
+def _build_mark(seed: int) -> str:
+    return json.dumps({"seed": seed, **TINY_ARCHITECTURE}, sort_keys=True)
+
+
+def default_cache_dir() -> Path:
+    if os.environ.get("GYMVERSE_CACHE"):
+        return Path(os.environ["GYMVERSE_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gymverse"
+
+
+def resolve_pretrain(spec: str, cache_dir: str | Path | None = None) -> Path:
+    """The model folder that ``--pretrain spec`` names.
+
+    ``"tiny"`` is built once into ``<cache_dir>/tiny`` (default cache dir: ``$GYMVERSE_CACHE``, else
+    ``~/.cache/gymverse``) and reused; any other spec must be an existing Hugging Face model folder.
+    """
+    if spec == TINY:
+        folder = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / TINY
+        mark = folder / BUILD_MARK
+        if not (mark.is_file() and mark.read_text() == _build_mark(seed=0)):
+            # Build beside it and move into place, so a reader never sees a half-written folder.
+            staging = build_tiny_model(folder.parent / f".tiny-build-{os.getpid()}")
+            shutil.rmtree(folder, ignore_errors=True)
+            staging.rename(folder)
+        return folder
+    folder = Path(spec).expanduser()
+    if not (folder / "config.json").is_file():
+        hint = "it does not exist" if not folder.exists() else "it has no config.json"
+        raise FileNotFoundError(
+            f"--pretrain {spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
+            f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)"
+        )
+    return folder

@@ -1,0 +1,98 @@
+"""A model served in-process by vLLM (GPU machines): fast batched sampling with log-probabilities."""
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Sequence
+
+from gymverse.policy.base import Generation
+from gymverse.policy.hf import DEFAULT_GENERATE_MAX_LENGTH
+from gymverse.policy.stopping import closing_token_ids, tokens_through_box
+from gymverse.policy.tiny import resolve_pretrain
+
+
+class VLLMPolicy:
+    """Same sampling contract as :class:`gymverse.policy.hf.HFPolicy`, run by ``vllm.LLM``.
+
+    Prompts are tokenized here and sent as token ids, so ``prompt_ids`` are exactly what the model
+    saw and each prompt's ``max_tokens`` keeps prompt + reply within ``max_model_len``. Log-probs
+    are those of the sampled tokens; vLLM versions that have ``logprobs_mode`` are asked for the
+    processed distribution (after temperature and top-p), older ones report their default. vLLM
+    cannot stop on a closed box, so ``stop_at_box`` cuts the reply afterwards.
+    Extra keyword arguments go to ``vllm.LLM`` (e.g. ``tensor_parallel_size``).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        max_model_len: int | None = None,
+        generate_max_length: int = DEFAULT_GENERATE_MAX_LENGTH,
+        seed: int | None = None,
+        stop_at_box: bool = False,
+        gpu_memory_utilization: float = 0.9,
+        enable_prefix_caching: bool = True,
+        **engine_kwargs: Any,
+    ) -> None:
+        try:
+            import vllm
+        except ImportError:
+            raise ImportError(
+                "VLLMPolicy needs vLLM, which is not installed (it runs on GPU machines: pip install vllm). "
+                "On a CPU use the Hugging Face policy instead (a model folder, or `tiny`)."
+            ) from None
+        self.path = resolve_pretrain(str(path))
+        if "logprobs_mode" in {f.name for f in dataclasses.fields(vllm.EngineArgs)}:
+            engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
+        self.llm = vllm.LLM(
+            model=str(self.path), max_model_len=max_model_len, seed=0 if seed is None else seed,
+            gpu_memory_utilization=gpu_memory_utilization, enable_prefix_caching=enable_prefix_caching,
+            **engine_kwargs,
+        )
+        self.tokenizer = self.llm.get_tokenizer()
+        self.max_model_len = self.llm.llm_engine.model_config.max_model_len
+        self.temperature, self.top_p = temperature, top_p
+        self.generate_max_length = generate_max_length
+        self.stop_at_box = stop_at_box
+        self.closing_ids = closing_token_ids(self.tokenizer)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def generate(
+        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+    ) -> list[Generation]:
+        from vllm import SamplingParams
+        from vllm.inputs import TokensPrompt
+
+        stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
+        encoded = [self.tokenizer.encode(p, add_special_tokens=False) for p in prompts]
+        budgets = [min(self.generate_max_length, self.max_model_len - len(ids)) for ids in encoded]
+        results: list[Generation | None] = [
+            Generation("", prompt_ids=ids, truncated=True) if budget < 1 else None
+            for ids, budget in zip(encoded, budgets)
+        ]
+        todo = [i for i, result in enumerate(results) if result is None]
+        if todo:
+            outputs = self.llm.generate(
+                [TokensPrompt(prompt_token_ids=encoded[i]) for i in todo],
+                sampling_params=[
+                    SamplingParams(temperature=self.temperature, top_p=self.top_p, max_tokens=budgets[i], logprobs=0)
+                    for i in todo
+                ],
+                use_tqdm=False,
+            )
+            for i, output in zip(todo, outputs):
+                results[i] = self._generation(encoded[i], output.outputs[0], stop_at_box)
+        return results
+
+    def _generation(self, prompt_ids: list[int], completion: Any, stop_at_box: bool) -> Generation:
+        response_ids = list(completion.token_ids)
+        logprobs = [step[token].logprob for step, token in zip(completion.logprobs, response_ids)]
+        truncated = completion.finish_reason == "length"
+        if stop_at_box:
+            count = tokens_through_box(self.tokenizer, response_ids, self.closing_ids)
+            if count is not None:
+                response_ids, logprobs, truncated = response_ids[:count], logprobs[:count], False
+        text = self.tokenizer.decode(response_ids, skip_special_tokens=True)
+        return Generation(text, prompt_ids, response_ids, logprobs, truncated)
