@@ -1,0 +1,116 @@
+"""The OAT actor: plays multi-turn GymVerse episodes with its vLLM engine and sends the turns to a learner.
+
+Each ``step`` plays the step's environments (``--env_sampling``) on this actor's env groups until
+the trainable episodes hold ``--rollout_batch_size_per_device`` turns, logs them (with this actor's
+id), and returns exactly that many turn records. The curriculum is not decided here: the learner
+collects every actor's tally (:meth:`Actor.take_tally`) and sends back the next level of each game
+(:meth:`Actor.apply_levels`), which is set on every copy through wrappers and vector envs.
+"""
+
+import random
+
+import numpy as np
+import vllm
+from oat.algorithms.ppo import PPOActor
+from typing_extensions import override
+
+from gymverse.env.registry import set_env_complexity
+from gymverse.oat.actor_policy import ActorPolicy
+from gymverse.oat.env_table import EnvTable
+from gymverse.oat.ledger import ActorLedger
+from gymverse.oat.records import GameTransition
+from gymverse.oat.schedule import env_group_seed, step_env_ids
+from gymverse.oat.settings import eval_env_ids, eval_settings, train_env_ids, train_wrappers
+from gymverse.oat.transitions import play_until, step_info, take, trainable, turn_records
+from gymverse.rollout import Episode, collect_episodes, make_env_group
+from gymverse.train.run_files import RunFiles
+
+EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
+
+
+class Actor(PPOActor):
+    @override
+    def init(self, actor_id, save_path):
+        super().init(actor_id, save_path)
+        args = self.args
+        self.sampling_params = vllm.SamplingParams(
+            temperature=args.temperature, top_p=args.top_p, top_k=args.top_k,
+            max_tokens=args.generate_max_length, n=1, logprobs=1,
+        )
+        self.eval_sampling_params = vllm.SamplingParams(
+            temperature=args.eval_temperature, top_p=args.eval_top_p, top_k=args.eval_top_k,
+            max_tokens=args.eval_generate_max_length, n=1, logprobs=1,
+        )
+        self.policy = ActorPolicy(self.sample, self.tokenizer)
+        # Episodes whose prompt outgrows the context end as failures instead of failing the engine.
+        self.max_model_len = args.max_model_len or self.llm.llm_engine.model_config.max_model_len
+        self.table = EnvTable(train_env_ids(args))
+        self.env_groups = {
+            env_id: make_env_group(
+                env_id, args.num_env, train_wrappers(args), complexity=args.train_difficulty,
+                seed=env_group_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
+                tokenizer=self.tokenizer, async_mode=args.async_env,
+            )
+            for i, env_id in enumerate(self.table.env_ids)
+        }
+        self.levels = dict.fromkeys(self.table.env_ids, args.train_difficulty)
+        self.eval_groups = {}  # (env id, complexity) -> env group, built at first use
+        self.ledger = ActorLedger(self.table, RunFiles(save_path, actor_id=actor_id), args.dump_experience_every)
+        self.rng = random.Random(args.seed + actor_id)
+        self.step_count = 0
+
+    def sample(self, prompts: list[str]) -> list:
+        """vLLM outputs for ``prompts`` with the training or (between notify_eval_*) evaluation settings."""
+        return self.generate(prompts, self.eval_sampling_params if self.eval_mode else self.sampling_params)
+
+    def play(self, env_id: str) -> list[Episode]:
+        """One episode on each copy of ``env_id``'s group, continuing its random stream."""
+        return collect_episodes(
+            self.policy, self.env_groups[env_id], env_id, num_episodes=self.args.num_env,
+            template=self.args.prompt_template, max_model_len=self.max_model_len, tokenizer=self.tokenizer,
+        )
+
+    @override
+    def step(self, prompts=None, formatted_prompts=None, references=None):
+        del prompts, formatted_prompts, references  # the games are the prompts
+        args = self.args
+        self.step_count += 1  # the learner's steps count from 1 too
+        env_ids = step_env_ids(self.table.env_ids, self.step_count - 1, args.env_sampling)
+        episodes = play_until(env_ids, self.play, args.rollout_batch_size_per_device, args.keep_generation_failed)
+        self.ledger.record(self.step_count, episodes)
+        records = [
+            record
+            for episode in episodes if trainable(episode, args.keep_generation_failed)
+            for record in turn_records(episode, args.gamma, args.ignore_no_eos)
+        ]
+        info = step_info(episodes)
+        batch = [GameTransition(**record, info=dict(info))
+                 for record in take(records, args.rollout_batch_size_per_device, self.rng)]
+        return self.ipc_client.serialize_ipc(batch)
+
+    def take_tally(self) -> np.ndarray:
+        return self.ledger.take_tally()
+
+    def apply_levels(self, levels: dict[str, int]) -> None:
+        """The curriculum's next levels: logged with the steps they follow, set on every game copy."""
+        self.ledger.close_steps(levels)
+        for env_id, level in levels.items():
+            if level != self.levels[env_id]:  # games that never change level need no set_complexity
+                set_env_complexity(self.env_groups[env_id], level)
+        self.levels = dict(levels)
+
+    def play_eval(self, env_id: str, complexity: int, num_episodes: int) -> list[Episode]:
+        """``num_episodes`` evaluation episodes of ``env_id`` at ``complexity``; the same games at every
+        evaluation of the run, so that scores compare across steps."""
+        wrappers, template = eval_settings(self.args)[env_id]
+        if (env_id, complexity) not in self.eval_groups:
+            self.eval_groups[env_id, complexity] = make_env_group(
+                env_id, min(self.args.eval_n, 32), wrappers, complexity=complexity, tokenizer=self.tokenizer,
+            )
+        ids = eval_env_ids(self.args)
+        seed = env_group_seed(self.args.seed + EVAL_SEED_OFFSET, self.actor_id, ids.index(env_id), len(ids),
+                              min(self.args.eval_n, 32))
+        return collect_episodes(
+            self.policy, self.eval_groups[env_id, complexity], env_id, num_episodes=num_episodes, template=template,
+            max_model_len=self.max_model_len, tokenizer=self.tokenizer, seed=seed,
+        )

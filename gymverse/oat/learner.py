@@ -1,0 +1,157 @@
+"""The OAT learner: PPO on the actors' turns with PERPO's per-environment advantages, owner of the curriculum.
+
+* Advantages: each turn's return, normalized with its environment's mean and std over the learning
+  batch of *all* ranks (moments summed per environment with one all-reduce), not one global mean.
+* Curriculum: after every step, group rank 0 collects each actor's tally, the ranks sum them, rank 0
+  advances the one curriculum, and the levels it chose are broadcast and sent to every actor.
+* Evaluation: ``--eval_envs`` at each ``--eval_difficulty``, ``--eval_n`` episodes shared by the actors,
+  written to the run folder like the native trainer's; every rank returns the same metric keys.
+* Run folder: besides the actors' lines, ``config.json``, the curriculum state and the training curves
+  (``figures/training_curves.png``, after each evaluation and at the end).
+"""
+
+import functools
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from oat.algorithms.ppo import PPOLearner
+from oat.utils.ops import masked_sum
+from torch.utils.data import Dataset
+from typing_extensions import override
+
+from gymverse.oat.curriculum_sync import CurriculumOwner, levels_from_array, levels_to_array
+from gymverse.oat.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
+from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
+from gymverse.oat.records import GameTransitionDataset
+from gymverse.oat.settings import eval_env_ids, eval_levels, prompt_slots, train_env_ids
+from gymverse.train.figures import plot_training_curves
+from gymverse.train.run_files import RunFiles
+
+
+class PromptSlots(Dataset):
+    """OAT's learner loop walks a prompt dataset; the games need no prompts, so each item is an empty
+    slot (how many: :func:`gymverse.oat.settings.prompt_slots`)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> tuple[str, str, str]:
+        return "", "", ""
+
+
+class Learner(PPOLearner):
+    @override
+    def _init(self, args, actors):
+        super()._init(args, actors)
+        if args.critic_type == "drgrpo" and args.length_norm_constant:
+            self.masked_aggregator = functools.partial(masked_sum, constant_normalizer=args.length_norm_constant)
+        self.dataset_builder = GameTransitionDataset
+        self.table = EnvTable(train_env_ids(args))
+        self.batch_env_ids: list[str] = []
+        self.curriculum = None
+        self.run_files = None
+        if self.strategy.is_rank_0():
+            self.curriculum = CurriculumOwner.from_args(self.table, args)
+            if args.resume_dir:
+                resumed = Path(args.resume_dir)  # the run folder, or its checkpoints folder
+                if not self.curriculum.load(resumed):
+                    self.curriculum.load(resumed.parent)
+            self.run_files = RunFiles(self.save_path)
+            config = json.dumps(vars(args), indent=1, default=str)  # algo is an enum by now
+            (Path(self.save_path) / "config.json").write_text(config)
+        self.share_levels(self.curriculum.levels() if self.curriculum else None)  # a resumed curriculum's levels
+
+    @override
+    def prepare_data(self, strategy, tokenizer):
+        self.prompts_dataset = PromptSlots(prompt_slots(self.args))
+        self.eval_prompts_dataset = PromptSlots(1)
+        self.prompts_dataloader = strategy.setup_dataloader(
+            self.prompts_dataset, strategy.args.rollout_batch_size_per_device, shuffle=False,
+        )
+        self.eval_prompts_dataloader = strategy.setup_dataloader(
+            self.eval_prompts_dataset, 1, shuffle=False, drop_last=False,
+        )
+
+    @override
+    def process_feedback_data(self, data_list):
+        self.pi_buffer.extend(data_list)
+        if self.args.dump_all_buffer:
+            self.all_buffer.extend(data_list)
+        self.query_step += len(data_list)
+        levels = self.advance_curriculum()
+        self.actor_info.update({f"curriculum/{env_id}": level for env_id, level in levels.items()})
+
+    def advance_curriculum(self) -> dict[str, int]:
+        """One curriculum step from every actor's episodes; every actor gets the resulting levels."""
+        tally = np.zeros((len(self.table.env_ids), len(TALLY_COLUMNS)))
+        if self.strategy.is_group_rank_0():
+            for future in [actor.futures.take_tally() for actor in self.actors]:
+                tally += future.result()
+        tally = self.sum_across_ranks(tally)
+        levels = None
+        if self.strategy.is_rank_0():
+            levels = self.curriculum.advance(tally)
+            self.curriculum.save(self.save_path)
+        return self.share_levels(levels)
+
+    def share_levels(self, levels: dict[str, int] | None) -> dict[str, int]:
+        """Rank 0's ``levels`` (None elsewhere) to every rank, and from each group's rank 0 to its actors."""
+        chosen = levels_to_array(self.table, levels) if levels is not None else np.zeros(len(self.table.env_ids))
+        levels = levels_from_array(self.table, self.strategy.broadcast(torch.from_numpy(chosen)).numpy())
+        if self.strategy.is_group_rank_0():
+            for future in [actor.futures.apply_levels(levels) for actor in self.actors]:
+                future.result()
+        return levels
+
+    def sum_across_ranks(self, array: np.ndarray) -> np.ndarray:
+        return self.strategy.all_reduce(torch.from_numpy(array), op="sum").numpy()
+
+    @override
+    def learning_step(self, trajectory):
+        self.batch_env_ids = trajectory["env_ids"]
+        return super().learning_step(trajectory)
+
+    @override
+    def compute_monte_carlo_advantages(self, rewards, response_masks):
+        del response_masks
+        returns = rewards.sum(-1)
+        advantages = per_env_advantages(
+            returns.detach().cpu().numpy(), self.batch_env_ids, self.table, self.sum_across_ranks,
+            normalize=self.args.norm_return,
+        )
+        return torch.as_tensor(advantages, dtype=returns.dtype, device=returns.device)
+
+    @override
+    def evaluate(self, dataloader, steps):
+        del dataloader  # evaluation plays games, not prompts
+        self._pre_evaluate()
+        env_ids, levels = eval_env_ids(self.args), eval_levels(self.args)
+        metrics = dict.fromkeys(metric_keys(env_ids, levels), 0.0)
+        if self.strategy.is_rank_0():
+            played = defaultdict(lambda: defaultdict(list))
+            for jobs in eval_rounds(env_ids, levels, self.args.eval_n, len(self.actors)):
+                # one call per actor at a time: an actor's engine generates for one caller
+                futures = [(env_id, level, self.actors[actor].futures.play_eval(env_id, level, count))
+                           for actor, env_id, level, count in jobs]
+                for env_id, level, future in futures:
+                    played[env_id][level] += future.result()
+            records = [r for env_id in env_ids for r in self.run_files.log_eval(steps, env_id, played[env_id])]
+            metrics = eval_metrics(records, env_ids, levels)
+            plot_training_curves(self.save_path)
+        dist.barrier()
+        metrics = self.strategy.broadcast(metrics)
+        self._post_evaluate()
+        return metrics
+
+    @override
+    def eval_and_log(self, train_info, eval=False, save=False):
+        super().eval_and_log(train_info, eval=eval, save=save)
+        if save and self.strategy.is_rank_0():  # OAT asks to save at the end of the run
+            plot_training_curves(self.save_path)
