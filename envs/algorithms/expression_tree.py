@@ -3,6 +3,7 @@
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
 
 OPERATIONS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "max": max, "min": min}
+OPERATION_NAMES = sorted(OPERATIONS)
 
 
 class ExpressionTree(EvolvableEnv):
@@ -17,16 +18,17 @@ class ExpressionTree(EvolvableEnv):
         leaves = [0]
         for _ in range(self.params["operations"]):
             node = leaves.pop(self.rng.randrange(len(leaves)))
-            kind = "if" if self.rng.random() < self.params["if_share"] else self.rng.choice(sorted(OPERATIONS))
+            kind = "if" if self.rng.random() < self.params["if_share"] else self.rng.choice(OPERATION_NAMES)
             children = list(range(len(shape), len(shape) + (3 if kind == "if" else 2)))
             shape += [("num",)] * len(children)
             shape[node] = (kind, *children)
             leaves += children
         labels = list(range(len(shape)))
         self.rng.shuffle(labels)
+        numbers = iter(self.rng.choices(range(-9, 10), k=len(leaves)))  # one per leaf
         self.nodes: dict[int, tuple] = {}
         for i, (kind, *children) in enumerate(shape):
-            rest = [labels[c] for c in children] if children else [self.rng.randint(-9, 9)]
+            rest = [labels[c] for c in children] if children else [next(numbers)]
             self.nodes[labels[i]] = (kind, *rest)
         self.root = labels[0]
         touched: list[int] = []

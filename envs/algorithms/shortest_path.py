@@ -28,6 +28,7 @@ class ShortestPath(EvolvableEnv):
         needed = sum(d < self.distance[self.goal] for d in self.distance)
         self.budget = needed + self.params["spare_queries"]
         self.opened: dict[int, dict[int, int]] = {}
+        self.listings: dict[int, str] = {}  # each town's road list, written when first asked for
         return (
             f"A hidden map has {n} towns, numbered 0 to {n - 1}, joined by two-way roads with positive lengths.\n"
             f"Goal: find the length of the shortest route from town {self.start} to town {self.goal}.\n"
@@ -59,11 +60,12 @@ class ShortestPath(EvolvableEnv):
             return lose(f"Wrong: the shortest distance is {self.distance[self.goal]}, not {claim}. You lost.")
         town = parse_index(args[0], len(self.roads), "town")
         if town in self.opened:
-            return Feedback(f"Town {town} was already listed: {_describe(town, self.opened[town])}")
+            return Feedback(f"Town {town} was already listed: {self.listings[town]}")
         if len(self.opened) >= self.budget:
             return lose(f"No queries left ({self.budget} used). You lost. " + self._reveal())
         self.opened[town] = self.roads[town]
-        return Feedback(_describe(town, self.roads[town]))
+        self.listings[town] = _describe(town, self.roads[town])
+        return Feedback(self.listings[town])
 
     def _reveal(self) -> str:
         return f"The shortest distance from {self.start} to {self.goal} was {self.distance[self.goal]}."

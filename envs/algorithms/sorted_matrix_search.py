@@ -11,10 +11,15 @@ class SortedMatrixSearch(EvolvableEnv):
 
     def _new_episode(self) -> str:
         rows, cols = self.params["rows"], self.params["cols"]
-        grid = [[0] * cols for _ in range(rows)]
-        for r in range(rows):
-            for c in range(cols):  # each cell exceeds the cells above and to its left
-                grid[r][c] = max(grid[r - 1][c] if r else 0, grid[r][c - 1] if c else 0) + self.rng.randint(1, 4)
+        steps = iter(self.rng.choices(range(1, 5), k=rows * cols))
+        grid, above = [], [0] * cols
+        for _ in range(rows):
+            row, left = [], 0
+            for c in range(cols):  # each cell exceeds the cells above and to its left by 1 to 4
+                left = max(above[c], left) + next(steps)
+                row.append(left)
+            grid.append(row)
+            above = row
         self.grid = grid
         if self.rng.random() < 0.5:
             self.target = grid[self.rng.randrange(rows)][self.rng.randrange(cols)]

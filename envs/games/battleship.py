@@ -1,6 +1,7 @@
 """Sink a hidden fleet on a square sea with a limited number of shots."""
 
 import math
+from functools import lru_cache
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
 
@@ -8,46 +9,19 @@ Cell = tuple[int, int]
 MARKS = {"miss": "o", "hit": "X", "sunk": "#"}
 
 
-def around(cell: Cell, size: int, diagonal: bool = True) -> list[Cell]:
+@lru_cache(maxsize=8192)
+def around(cell: Cell, size: int, diagonal: bool = True) -> tuple[Cell, ...]:
     r, c = cell
     steps = [(-1, 0), (1, 0), (0, -1), (0, 1)] + ([(-1, -1), (-1, 1), (1, -1), (1, 1)] if diagonal else [])
-    return [(r + dr, c + dc) for dr, dc in steps if 0 <= r + dr < size and 0 <= c + dc < size]
+    return tuple((r + dr, c + dc) for dr, dc in steps if 0 <= r + dr < size and 0 <= c + dc < size)
 
 
-def solver_shot(size: int, shots: dict[Cell, str], afloat: list[int]) -> Cell:
-    """Finish a damaged ship if there is one, else sweep a lattice that every afloat ship must cross.
-
-    Ships never touch, so cells diagonal to a hit and cells around a sunk ship are known to be water.
-    """
-    water: set[Cell] = set()
-    for cell, mark in shots.items():
-        if mark == "sunk":
-            water.update(around(cell, size))
-        elif mark == "hit":
-            water.update(n for n in around(cell, size) if n[0] != cell[0] and n[1] != cell[1])
-
-    def first_open(cells):
-        return next((c for c in cells if c not in shots and c not in water), None)
-
-    hits = sorted(cell for cell, mark in shots.items() if mark == "hit")
-    if hits:
-        damaged, frontier = {hits[0]}, [hits[0]]
-        while frontier:
-            for n in around(frontier.pop(), size, diagonal=False):
-                if shots.get(n) == "hit" and n not in damaged:
-                    damaged.add(n)
-                    frontier.append(n)
-        rows, cols = {r for r, _ in damaged}, {c for _, c in damaged}
-        if len(damaged) == 1:
-            ends = around(hits[0], size, diagonal=False)
-        elif len(rows) == 1:
-            ends = [(hits[0][0], min(cols) - 1), (hits[0][0], max(cols) + 1)]
-        else:
-            ends = [(min(rows) - 1, hits[0][1]), (max(rows) + 1, hits[0][1])]
-        return first_open(e for e in ends if 0 <= e[0] < size and 0 <= e[1] < size)
-    step = min(afloat)
+@lru_cache(maxsize=256)
+def sweep_order(size: int, step: int) -> tuple[Cell, ...]:
+    """The cells the solver's hunt tries, in order: a lattice (r + c divisible by ``step``) that every
+    ship of length ``step`` or more must cross, then every other cell."""
     cells = [(r, c) for r in range(size) for c in range(size)]
-    return first_open(cell for cell in cells if sum(cell) % step == 0) or first_open(cells)
+    return tuple([cell for cell in cells if sum(cell) % step == 0] + [cell for cell in cells if sum(cell) % step])
 
 
 class Battleship(EvolvableEnv):
@@ -93,7 +67,11 @@ class Battleship(EvolvableEnv):
     def _start_fight(self) -> None:
         self.shots: dict[Cell, str] = {}
         self.damage = [0] * len(self.ships)
-        self.fired = 0
+        self.fired = self.sunk = 0
+        self.damaged: set[Cell] = set()  # cells hit on ships still afloat
+        # Ships never touch, so cells diagonal to a hit and cells around a sunk ship are known to be water.
+        self.water: set[Cell] = set()
+        self.grid = [["."] * self.size for _ in range(self.size)]  # the map the agent sees
 
     def _fire(self, cell: Cell) -> str:
         self.fired += 1
@@ -101,22 +79,57 @@ class Battleship(EvolvableEnv):
             return "again"
         ship = self.ship_at.get(cell)
         if ship is None:
-            self.shots[cell] = "miss"
+            self._mark(cell, "miss")
             return "miss"
         self.damage[ship] += 1
-        self.shots[cell] = "hit"
+        self._mark(cell, "hit")
+        self.damaged.add(cell)
+        self.water.update(n for n in around(cell, self.size) if n[0] != cell[0] and n[1] != cell[1])  # diagonals
         if self.damage[ship] < len(self.ships[ship]):
             return "hit"
-        self.shots.update((c, "sunk") for c in self.ships[ship])
+        self.sunk += 1
+        for c in self.ships[ship]:
+            self._mark(c, "sunk")
+            self.damaged.discard(c)
+            self.water.update(around(c, self.size))
         return "sunk"
+
+    def _mark(self, cell: Cell, mark: str) -> None:
+        self.shots[cell] = mark
+        self.grid[cell[0]][cell[1]] = MARKS[mark]
 
     def _afloat(self) -> list[int]:
         return [len(s) for s, d in zip(self.ships, self.damage) if d < len(s)]
 
+    def _solver_shot(self) -> Cell:
+        """Finish a damaged ship if there is one, else sweep a lattice that every afloat ship must cross."""
+        size, shots, water = self.size, self.shots, self.water
+
+        def first_open(cells):
+            return next((c for c in cells if c not in shots and c not in water), None)
+
+        if self.damaged:
+            first = min(self.damaged)
+            damaged, frontier = {first}, [first]  # the damaged ship that holds the first hit
+            while frontier:
+                for n in around(frontier.pop(), size, diagonal=False):
+                    if n in self.damaged and n not in damaged:
+                        damaged.add(n)
+                        frontier.append(n)
+            rows, cols = {r for r, _ in damaged}, {c for _, c in damaged}
+            if len(damaged) == 1:
+                ends = around(first, size, diagonal=False)
+            elif len(rows) == 1:
+                ends = [(first[0], min(cols) - 1), (first[0], max(cols) + 1)]
+            else:
+                ends = [(min(rows) - 1, first[1]), (max(rows) + 1, first[1])]
+            return first_open(e for e in ends if 0 <= e[0] < size and 0 <= e[1] < size)
+        return first_open(sweep_order(size, min(self._afloat())))
+
     def _solver_need(self) -> int:
         self._start_fight()
-        while self._afloat():
-            self._fire(solver_shot(self.size, self.shots, self._afloat()))
+        while self.sunk < len(self.ships):
+            self._fire(self._solver_shot())
         need = self.fired
         self._start_fight()
         return need
@@ -125,14 +138,11 @@ class Battleship(EvolvableEnv):
         return self.budget + 3
 
     def status(self) -> str:
-        sunk = len(self.ships) - len(self._afloat())
-        return f"Shots used: {self.fired}/{self.budget}. Ships sunk: {sunk}/{len(self.ships)}."
+        return f"Shots used: {self.fired}/{self.budget}. Ships sunk: {self.sunk}/{len(self.ships)}."
 
     def _map(self) -> str:
         header = "   " + " ".join(str(c % 10) for c in range(self.size))
-        rows = [f"{r:>2} " + " ".join(MARKS.get(self.shots.get((r, c)), ".") for c in range(self.size))
-                for r in range(self.size)]
-        return "\n".join([header] + rows)
+        return "\n".join([header] + [f"{r:>2} " + " ".join(row) for r, row in enumerate(self.grid)])
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)
@@ -140,7 +150,7 @@ class Battleship(EvolvableEnv):
             raise InvalidAction("use 'fire ROW COL'")
         cell = (parse_index(args[0], self.size, "row"), parse_index(args[1], self.size, "column"))
         result = self._fire(cell)
-        if not self._afloat():
+        if self.sunk == len(self.ships):
             return win(f"Shot at {cell}: hit and sunk. The whole fleet is sunk. You win!")
         if result == "sunk":
             text = f"Shot at {cell}: hit and sunk a ship of length {len(self.ships[self.ship_at[cell]])}!"
@@ -157,7 +167,7 @@ class Battleship(EvolvableEnv):
         return "The ships were at: " + "; ".join(" ".join(f"({r},{c})" for r, c in s) for s in self.ships) + "."
 
     def oracle_action(self) -> str:
-        return "\\boxed{fire %d %d}" % solver_shot(self.size, self.shots, self._afloat())
+        return "\\boxed{fire %d %d}" % self._solver_shot()
 
     def random_action(self, rng) -> str:
         return "\\boxed{fire %d %d}" % (rng.randrange(self.size), rng.randrange(self.size))

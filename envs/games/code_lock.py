@@ -1,7 +1,5 @@
 """Crack a combination lock whose only feedback counts right symbols in right and wrong places."""
 
-from collections import Counter
-
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -10,7 +8,7 @@ ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def score(secret: str, guess: str) -> tuple[int, int]:
     """(symbols in the right place, right symbols in the wrong place)."""
     exact = sum(s == g for s, g in zip(secret, guess))
-    common = sum((Counter(secret) & Counter(guess)).values())
+    common = sum(min(secret.count(symbol), guess.count(symbol)) for symbol in set(guess))
     return exact, common - exact
 
 
@@ -39,7 +37,9 @@ def solver_guess(history: list[tuple[str, int]], length: int, symbols: str) -> s
             else:
                 excluded[i].add(s)
     while True:  # propagate: a position with one candidate left, or a symbol with one place left
-        left = Counter(counts) - Counter(fixed.values())
+        left = dict(counts)  # copies of each symbol not yet placed
+        for s in fixed.values():
+            left[s] -= 1
         options = {i: [s for s in symbols if left[s] and s not in excluded[i]]
                    for i in range(length) if i not in fixed}
         forced = {i: opts[0] for i, opts in options.items() if len(opts) == 1}

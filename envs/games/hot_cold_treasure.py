@@ -23,22 +23,35 @@ def narrow(low: int, high: int, before: int, now: int, verdict: str) -> tuple[in
     return low, min(high, (middle2 - 1) // 2)
 
 
-def solver_dig(digs: list[tuple[tuple[int, int], str]], rows: int, cols: int) -> tuple[int, int]:
-    """Bisect the row range, then the column range, using consecutive digs in one row or column.
+VERDICT_TEXT = {
+    "first": "This is your first dig, so there is no comparison yet.",
+    "same": "Same distance as your previous dig.",
+    "warmer": "Warmer than your previous dig.",
+    "colder": "Colder than your previous dig.",
+}
+Bounds = list[list[int]]  # [[low row, high row], [low column, high column]] that may hold the treasure
+
+
+def narrow_bounds(bounds: Bounds, before: tuple[int, int], now: tuple[int, int], verdict: str) -> Bounds:
+    """The bounds after the dig at ``now`` got ``verdict`` compared with the dig at ``before``.
 
     A pair of digs in the same row compares column distances only (the row terms cancel), so it
     bounds the treasure's column; likewise for a column. Other pairs, from a random player, are skipped.
     """
-    bounds = [[0, rows - 1], [0, cols - 1]]
-    for (before, _), (now, verdict) in zip(digs, digs[1:]):
-        for axis in (0, 1):
-            if before[1 - axis] == now[1 - axis] and before[axis] != now[axis]:
-                bounds[axis] = list(narrow(*bounds[axis], before[axis], now[axis], verdict))
+    bounds = [list(b) for b in bounds]
+    for axis in (0, 1):
+        if before[1 - axis] == now[1 - axis] and before[axis] != now[axis]:
+            bounds[axis] = list(narrow(*bounds[axis], before[axis], now[axis], verdict))
+    return bounds
+
+
+def solver_dig(bounds: Bounds, last: tuple[int, int] | None, rows: int, cols: int) -> tuple[int, int]:
+    """Bisect the row range, then the column range, given the bounds so far and the last dig."""
     if all(low == high for low, high in bounds):
         return bounds[0][0], bounds[1][0]
     axis = 0 if bounds[0][0] < bounds[0][1] else 1
     low, high = bounds[axis]
-    last = list(digs[-1][0]) if digs else [0, 0]
+    last = list(last) if last else [0, 0]
     mirror = low + high - last[axis]  # the dig whose comparison with the last one splits [low, high]
     size = (rows, cols)[axis]
     if mirror == last[axis] or not 0 <= mirror < size:
@@ -57,6 +70,7 @@ class HotColdTreasure(EvolvableEnv):
         self.rows, self.cols = self.params["rows"], self.params["cols"]
         self.treasure = (self.rng.randrange(self.rows), self.rng.randrange(self.cols))
         self.digs: list[tuple[tuple[int, int], str]] = []
+        self.bounds = [[0, self.rows - 1], [0, self.cols - 1]]  # where the digs so far say the treasure is
         self.budget = self._solver_need() + self.params["spare_digs"]
         return (
             f"A treasure is buried in one cell of a {self.rows}x{self.cols} field (rows 0-{self.rows - 1}, "
@@ -68,11 +82,13 @@ class HotColdTreasure(EvolvableEnv):
         )
 
     def _solver_need(self) -> int:
-        digs: list[tuple[tuple[int, int], str]] = []
-        while not digs or digs[-1][0] != self.treasure:
-            cell = solver_dig(digs, self.rows, self.cols)
-            digs.append((cell, compare(self.treasure, digs[-1][0], cell) if digs else "first"))
-        return len(digs)
+        bounds, last, digs = self.bounds, None, 0
+        while last != self.treasure:
+            cell = solver_dig(bounds, last, self.rows, self.cols)
+            if last is not None:
+                bounds = narrow_bounds(bounds, last, cell, compare(self.treasure, last, cell))
+            last, digs = cell, digs + 1
+        return digs
 
     def turn_limit(self) -> int:
         return self.budget + 3
@@ -86,14 +102,14 @@ class HotColdTreasure(EvolvableEnv):
         if verb != "dig" or len(args) != 2:
             raise InvalidAction("use 'dig ROW COL'")
         cell = (parse_index(args[0], self.rows, "row"), parse_index(args[1], self.cols, "column"))
-        verdict = compare(self.treasure, self.digs[-1][0], cell) if self.digs else "first"
+        verdict = "first"
+        if self.digs:
+            verdict = compare(self.treasure, self.digs[-1][0], cell)
+            self.bounds = narrow_bounds(self.bounds, self.digs[-1][0], cell, verdict)
         self.digs.append((cell, verdict))
         if cell == self.treasure:
             return win(f"You dig at {cell} and find the treasure. You win!")
-        text = {
-            "first": f"Nothing at {cell}. This is your first dig, so there is no comparison yet.",
-            "same": f"Nothing at {cell}. Same distance as your previous dig.",
-        }.get(verdict, f"Nothing at {cell}. {verdict.capitalize()} than your previous dig.")
+        text = f"Nothing at {cell}. " + VERDICT_TEXT[verdict]
         if len(self.digs) >= self.budget:
             return lose(f"{text} No digs left. You lost. {self._reveal()}")
         return Feedback(text)
@@ -102,7 +118,8 @@ class HotColdTreasure(EvolvableEnv):
         return f"The treasure was at {self.treasure}."
 
     def oracle_action(self) -> str:
-        return "\\boxed{dig %d %d}" % solver_dig(self.digs, self.rows, self.cols)
+        last = self.digs[-1][0] if self.digs else None
+        return "\\boxed{dig %d %d}" % solver_dig(self.bounds, last, self.rows, self.cols)
 
     def random_action(self, rng) -> str:
         return "\\boxed{dig %d %d}" % (rng.randrange(self.rows), rng.randrange(self.cols))

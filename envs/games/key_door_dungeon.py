@@ -2,7 +2,7 @@
 
 import math
 from collections import deque
-from collections.abc import Container
+from functools import cache
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
@@ -15,6 +15,14 @@ COLORS = ["red", "blue", "green", "yellow", "purple", "orange", "white", "black"
 
 def edge(a: Room, b: Room) -> tuple[Room, Room]:
     return (a, b) if a < b else (b, a)
+
+
+@cache
+def grid_neighbours(height: int, width: int) -> dict[Room, list[tuple[str, Room]]]:
+    """Each room's (direction, room) neighbours on a height x width grid, in ``DIRECTIONS`` order."""
+    return {(r, c): [(d, (r + dr, c + dc)) for d, (dr, dc) in DIRECTIONS.items()
+                     if 0 <= r + dr < height and 0 <= c + dc < width]
+            for r in range(height) for c in range(width)}
 
 
 class KeyDoorDungeon(EvolvableEnv):
@@ -35,6 +43,9 @@ class KeyDoorDungeon(EvolvableEnv):
         path.reverse()
         cut = sorted(self.rng.sample(range(len(path) - 1), min(self.params["locks"], len(path) - 1)))
         self.doors = {edge(path[i], path[i + 1]): COLORS[n % len(COLORS)] for n, i in enumerate(cut)}
+        # Each room's ways out as (direction, room, door colour or None, edge), for the walks below.
+        self.links = {room: [(d, nxt, self.doors.get(edge(room, nxt)), edge(room, nxt)) for d, nxt in out.items()]
+                      for room, out in self.exits.items()}
         self.keys: dict[Room, list[str]] = {}
         for n, i in enumerate(cut):  # key n lies where you can walk once doors 0..n-1 are open
             reachable = sorted(self._reachable(self.start, set(COLORS[:n])))
@@ -53,18 +64,18 @@ class KeyDoorDungeon(EvolvableEnv):
 
     def _carve_maze(self) -> dict[Room, dict[str, Room]]:
         """A random spanning tree of the room grid (depth-first carving): exactly one path between rooms."""
-        exits: dict[Room, dict[str, Room]] = {(r, c): {} for r in range(self.height) for c in range(self.width)}
+        neighbours = grid_neighbours(self.height, self.width)
+        exits: dict[Room, dict[str, Room]] = {room: {} for room in neighbours}
         stack, seen = [(0, 0)], {(0, 0)}
         while stack:
-            r, c = stack[-1]
-            options = [(d, (r + dr, c + dc)) for d, (dr, dc) in DIRECTIONS.items()
-                       if (r + dr, c + dc) in exits and (r + dr, c + dc) not in seen]
+            here = stack[-1]
+            options = [(d, room) for d, room in neighbours[here] if room not in seen]
             if not options:
                 stack.pop()
                 continue
             d, room = self.rng.choice(options)
-            exits[(r, c)][d] = room
-            exits[room][OPPOSITE[d]] = (r, c)
+            exits[here][d] = room
+            exits[room][OPPOSITE[d]] = here
             seen.add(room)
             stack.append(room)
         return exits
@@ -79,16 +90,12 @@ class KeyDoorDungeon(EvolvableEnv):
                     queue.append(nxt)
         return distance, parent
 
-    def _passable(self, a: Room, b: Room, held: Container[str], opened: Container = frozenset()) -> bool:
-        door = self.doors.get(edge(a, b))
-        return door is None or door in held or edge(a, b) in opened
-
     def _reachable(self, start: Room, held: set[str]) -> set[Room]:
         seen, stack = {start}, [start]
         while stack:
             room = stack.pop()
-            for nxt in self.exits[room].values():
-                if nxt not in seen and self._passable(room, nxt, held):
+            for _, nxt, door, _ in self.links[room]:
+                if nxt not in seen and (door is None or door in held):
                     seen.add(nxt)
                     stack.append(nxt)
         return seen
@@ -97,21 +104,30 @@ class KeyDoorDungeon(EvolvableEnv):
         self.pos, self.held, self.moves = self.start, [], 0
         self.opened, self.visited = set(), {self.start}
         self.left = {room: list(colors) for room, colors in self.keys.items()}
+        self.descriptions: dict[Room, str] = {}  # kept until a door beside the room opens or its keys go
 
     def _solver_need(self) -> int:
         self._enter()
         while self.pos != self.goal:
-            self._act(self._solver_command())
+            for command in self._solver_plan():
+                self._act(command)
         need = self.moves
         self._enter()
         return need
 
     def _solver_command(self) -> str:
+        return self._solver_plan()[0]
+
+    def _solver_plan(self) -> list[str]:
         """Explore with what has been seen: take keys here, else walk to the nearest unvisited room
-        (the treasure room first when one is known to be next door) or to a seen key."""
+        (the treasure room first when one is known to be next door) or to a seen key.
+
+        Gives the whole walk to that room. Walking it through visited rooms teaches nothing, so
+        asking again at each step would pick the same room: the walk costs one search, not one per step.
+        """
         if self.left.get(self.pos):
-            return "take"
-        first_step, queue, best = {self.pos: None}, deque([self.pos]), None
+            return ["take"]
+        came_from, queue, best = {self.pos: None}, deque([self.pos]), None
         while queue:
             room = queue.popleft()
             if room not in self.visited or self.left.get(room):
@@ -120,39 +136,51 @@ class KeyDoorDungeon(EvolvableEnv):
                     break
                 best = best or room
                 continue
-            for d, nxt in self.exits[room].items():
-                if nxt not in first_step and self._passable(room, nxt, self.held, self.opened):
-                    first_step[nxt] = first_step[room] or d
+            for d, nxt, door, link in self.links[room]:
+                if nxt not in came_from and (door is None or door in self.held or link in self.opened):
+                    came_from[nxt] = (room, d)
                     queue.append(nxt)
-        return "go " + first_step[best]
+        walk = []
+        while best != self.pos:
+            best, d = came_from[best]
+            walk.append("go " + d)
+        return walk[::-1]
 
     def _act(self, command: str) -> str:
         self.moves += 1
         if command == "take":
             found = self.left.pop(self.pos, [])
             self.held += found
+            self.descriptions.pop(self.pos, None)
             return f"You pick up the {' and '.join(found)} key." if found else "There is no key here."
         direction = command.split()[1]
         nxt = self.exits[self.pos].get(direction)
         if nxt is None:
             return f"There is no door to the {direction}."
-        door = self.doors.get(edge(self.pos, nxt))
-        if not self._passable(self.pos, nxt, self.held, self.opened):
+        link = edge(self.pos, nxt)
+        door = self.doors.get(link)
+        if door and door not in self.held and link not in self.opened:
             return f"The {door} door to the {direction} is locked."
         text = ""
-        if door and edge(self.pos, nxt) not in self.opened:
-            self.opened.add(edge(self.pos, nxt))
+        if door and link not in self.opened:
+            self.opened.add(link)
+            self.descriptions.pop(self.pos, None)
+            self.descriptions.pop(nxt, None)
             text = f"You unlock the {door} door. "
         self.pos = nxt
         self.visited.add(nxt)
         return text + f"You go {direction}."
 
     def _describe(self) -> str:
+        if self.pos not in self.descriptions:
+            self.descriptions[self.pos] = self._room_text()
+        return self.descriptions[self.pos]
+
+    def _room_text(self) -> str:
         parts = []
-        for d, nxt in self.exits[self.pos].items():
-            door = self.doors.get(edge(self.pos, nxt))
+        for d, nxt, door, link in self.links[self.pos]:
             state = "open doorway" if not door else f"{door} door, " + (
-                "unlocked" if edge(self.pos, nxt) in self.opened else "locked")
+                "unlocked" if link in self.opened else "locked")
             parts.append(f"{d} ({state}{', treasure glitters beyond' if nxt == self.goal else ''})")
         keys = self.left.get(self.pos)
         text = f"You are in room {self.pos}. Exits: {'; '.join(parts)}."

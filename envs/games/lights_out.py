@@ -5,6 +5,9 @@ from functools import lru_cache
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
 
 
+LIGHTS = str.maketrans("01", ".#")  # bits as the board shows them
+
+
 def press_mask(rows: int, cols: int, cell: int) -> int:
     r, c = divmod(cell, cols)
     mask = 1 << cell
@@ -12,6 +15,17 @@ def press_mask(rows: int, cols: int, cell: int) -> int:
         if 0 <= rr < rows and 0 <= cc < cols:
             mask |= 1 << (rr * cols + cc)
     return mask
+
+
+@lru_cache(maxsize=64)
+def board_masks(rows: int, cols: int) -> tuple[int, ...]:
+    """Every cell's press mask, computed once per board shape."""
+    return tuple(press_mask(rows, cols, cell) for cell in range(rows * cols))
+
+
+@lru_cache(maxsize=64)
+def column_header(cols: int) -> str:
+    return "   " + " ".join(str(c % 10) for c in range(cols))
 
 
 @lru_cache(maxsize=64)
@@ -58,9 +72,10 @@ class LightsOut(EvolvableEnv):
     def _new_episode(self) -> str:
         self.rows, self.cols = self.params["rows"], self.params["cols"]
         cells = self.rows * self.cols
+        self.masks = board_masks(self.rows, self.cols)
         self.lit = 0
         for cell in self.rng.sample(range(cells), min(self.params["scramble"], cells)):
-            self.lit ^= press_mask(self.rows, self.cols, cell)
+            self.lit ^= self.masks[cell]
         self.presses = 0
         self.budget = fewest_presses(self.rows, self.cols, self.lit).bit_count() + self.params["spare_presses"]
         return (
@@ -71,12 +86,10 @@ class LightsOut(EvolvableEnv):
         )
 
     def _board(self) -> str:
-        header = "   " + " ".join(str(c % 10) for c in range(self.cols))
-        lines = [
-            f"{r:>2} " + " ".join("#" if self.lit >> (r * self.cols + c) & 1 else "." for c in range(self.cols))
-            for r in range(self.rows)
-        ]
-        return "\n".join([header] + lines)
+        cols = self.cols
+        cells = format(self.lit, f"0{self.rows * cols}b")[::-1].translate(LIGHTS)  # cell 0 first
+        rows = [f"{r:>2} " + " ".join(cells[r * cols : (r + 1) * cols]) for r in range(self.rows)]
+        return "\n".join([column_header(cols)] + rows)
 
     def turn_limit(self) -> int:
         return self.budget + 3
@@ -89,7 +102,7 @@ class LightsOut(EvolvableEnv):
         if verb != "press" or len(args) != 2:
             raise InvalidAction("use 'press ROW COL'")
         r, c = parse_index(args[0], self.rows, "row"), parse_index(args[1], self.cols, "column")
-        self.lit ^= press_mask(self.rows, self.cols, r * self.cols + c)
+        self.lit ^= self.masks[r * self.cols + c]
         self.presses += 1
         if not self.lit:
             return win(f"You press ({r}, {c}) and every light goes out. You win!")

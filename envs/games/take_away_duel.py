@@ -1,6 +1,6 @@
 """Take stones from heaps against a scripted opponent; whoever takes the last stone wins."""
 
-from functools import reduce
+from functools import lru_cache, reduce
 from operator import xor
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
@@ -15,6 +15,12 @@ def grundy_table(largest: int, takes: list[int]) -> list[int]:
     return values
 
 
+@lru_cache(maxsize=4096)
+def shared_grundy_table(largest: int, takes: tuple[int, ...]) -> tuple[int, ...]:
+    """:func:`grundy_table`, computed once per rule set (few of them exist at each level)."""
+    return tuple(grundy_table(largest, list(takes)))
+
+
 class TakeAwayDuel(EvolvableEnv):
     domain = "games"
     complexity_params = {"heaps": (1, 4), "max_heap": (9, 20), "take_options": (2, 4), "opponent_skill": (0.3, 1.0)}
@@ -26,7 +32,7 @@ class TakeAwayDuel(EvolvableEnv):
         self.takes = sorted([1] + self.rng.sample(range(2, n + 4), n - 1))
         self.skill = min(1.0, self.params["opponent_skill"])
         top = self.params["max_heap"]
-        self.grundy = grundy_table(top, self.takes)
+        self.grundy = shared_grundy_table(top, tuple(self.takes))
         while True:  # the first player must have a winning move
             self.heaps = [self.rng.randint(max(1, top // 2), top) for _ in range(self.params["heaps"])]
             if self._value(self.heaps):
@@ -71,7 +77,7 @@ class TakeAwayDuel(EvolvableEnv):
         if verb != "take" or len(args) != 2:
             raise InvalidAction("use 'take HEAP COUNT'")
         heap = parse_index(args[0], len(self.heaps), "heap")
-        count = parse_int(args[1], 1, max(self.takes), "count")
+        count = parse_int(args[1], 1, self.takes[-1], "count")
         if count not in self.takes or count > self.heaps[heap]:
             raise InvalidAction(f"heap {heap} has {self.heaps[heap]} stones; allowed takes are {self._options()}")
         self.heaps[heap] -= count
@@ -79,8 +85,7 @@ class TakeAwayDuel(EvolvableEnv):
         text = f"You take {count} from heap {heap}."
         if not any(self.heaps):
             return win(f"{text} You took the last stone. You win!")
-        legal = self._legal()
-        i, t = self._best_move() if self.rng.random() < self.skill else self.rng.choice(legal)
+        i, t = self._best_move() if self.rng.random() < self.skill else self.rng.choice(self._legal())
         self.heaps[i] -= t
         text += f" The opponent takes {t} from heap {i}. Heaps: {self._show()}."
         if not any(self.heaps):

@@ -17,7 +17,7 @@ class GraphColoring(EvolvableEnv):
 
     def _new_episode(self) -> str:
         n = self.params["vertices"]
-        self.hidden = [self.rng.randrange(3) for _ in range(n)]  # a planted proper colouring
+        self.hidden = self.rng.choices(range(3), k=n)  # a planted proper colouring
         pairs = [(u, v) for u in range(n) for v in range(u + 1, n) if self.hidden[u] != self.hidden[v]]
         edges = self.rng.sample(pairs, min(len(pairs), round(self.params["mean_degree"] * n / 2)))
         self.neighbors: list[list[int]] = [[] for _ in range(n)]
@@ -25,6 +25,7 @@ class GraphColoring(EvolvableEnv):
             self.neighbors[u].append(v)
             self.neighbors[v].append(u)
         self.color: list[int | None] = [None] * n
+        self.shown = [f"{v}:-" for v in range(n)]  # each vertex as the status line shows it
         self.budget = n + self.params["spare_moves"]
         self.moves = 0
         return "\n".join([
@@ -42,8 +43,11 @@ class GraphColoring(EvolvableEnv):
         return self.budget + 2
 
     def status(self) -> str:
-        shown = " ".join(f"{v}:{COLORS[c][0].upper() if c is not None else '-'}" for v, c in enumerate(self.color))
-        return f"Moves: {self.moves}/{self.budget}. Colours: {shown}."
+        return f"Moves: {self.moves}/{self.budget}. Colours: {' '.join(self.shown)}."
+
+    def _set_color(self, v: int, c: int | None) -> None:
+        self.color[v] = c
+        self.shown[v] = f"{v}:{'-' if c is None else COLORS[c][0].upper()}"
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)
@@ -57,11 +61,11 @@ class GraphColoring(EvolvableEnv):
             if clash:
                 text = f"Refused: vertex {v} has {COLORS[c]} neighbour(s) {', '.join(map(str, clash))}."
             else:
-                self.color[v] = c
+                self._set_color(v, c)
                 text = f"Vertex {v} is now {COLORS[c]}."
         elif verb == "erase" and len(args) == 1:
             v = parse_index(args[0], n, "vertex")
-            self.color[v] = None
+            self._set_color(v, None)
             text = f"Vertex {v} is now uncoloured."
         else:
             raise InvalidAction("use 'color V C' or 'erase V'")

@@ -73,20 +73,30 @@ class HiddenRuleInduction(EvolvableEnv):
         features += [("has", d) for d in range(10)] + [("sum", 0), ("ends", 0)]
         self.rule = [(kind, arg, rng.random() < 0.5) for kind, arg in rng.sample(features, self.params["conditions"])]
         # Digits allowed at each position by the positional conditions; the rest is rejection.
-        allowed = [[d for d in range(10) if all(holds(c, (d,) * L) for c in self.rule if c[0] in ("even", "big")
-                                                and c[1] == p)] for p in range(L)]
+        allowed = [list(range(10)) for _ in range(L)]
+        for condition in self.rule:
+            if condition[0] in ("even", "big"):
+                p = condition[1]
+                allowed[p] = [d for d in allowed[p] if holds(condition, (d,) * L)]
         wanted = EXAMPLES_PER_LABEL + self.params["items"]
+        # With positional conditions only, a fresh string is always accepted: once there are enough
+        # positives, only a near miss can be of use.
+        only_positional = all(kind in ("even", "big") for kind, _, _ in self.rule)
         found: dict[bool, list[tuple[int, ...]]] = {True: [], False: []}
         seen = set()
         for _ in range(3000):
-            s = tuple(rng.choice(options) for options in allowed)
-            mutated = found[True] and len(found[False]) < wanted and rng.random() < 0.5
+            mutated = found[True] and len(found[False]) < wanted and (
+                rng.random() < 0.5 or (only_positional and len(found[True]) >= wanted))
             if mutated:  # try for a near miss by changing one digit of a positive
                 s = list(rng.choice(found[True]))
                 s[rng.randrange(L)] = rng.randrange(10)
                 s = tuple(s)
+            else:  # a fresh string that meets the positional conditions
+                s = tuple(map(rng.choice, allowed))
+            if s in seen:
+                continue
             misses = sum(not holds(cond, s) for cond in self.rule)
-            if s in seen or misses > 1 or (mutated and misses == 0) or len(found[misses == 0]) >= wanted:
+            if misses > 1 or (mutated and misses == 0) or len(found[misses == 0]) >= wanted:
                 continue
             seen.add(s)
             found[misses == 0].append(s)

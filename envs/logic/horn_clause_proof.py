@@ -24,13 +24,14 @@ class HornClauseProof(EvolvableEnv):
         self.rules = rules
         self.names = [f"p{k}" for k in self.rng.sample(range(1, self.atoms + 1), self.atoms)]
         self.known = set(self.facts)
+        self._update_known_line()
         self.budget = steps + self.params["spare_applications"]
         self.used = 0
         return "\n".join([
-            "Facts (known to be true): " + ", ".join(self._name(a) for a in self.facts) + ".",
+            "Facts (known to be true): " + ", ".join([self.names[a] for a in self.facts]) + ".",
             "Rules:",
-            *(f"  Rule {k + 1}: {self._rule_text(r)}" for k, r in enumerate(self.rules)),
-            f"Goal: establish {self._name(self.goal)}.",
+            *[f"  Rule {k}: {self._rule_text(r)}" for k, r in enumerate(self.rules, 1)],
+            f"Goal: establish {self.names[self.goal]}.",
             "Command: \\boxed{apply K} fires rule K: if every atom in its 'if' part is known, its 'then' atom",
             "becomes known. Applying a rule whose 'if' part is not all known does nothing.",
             f"Every application counts, fired or not, and you have {self.budget}.",
@@ -50,10 +51,12 @@ class HornClauseProof(EvolvableEnv):
                 take = 2
             else:
                 take = min(len(pending), rng.choice([0, 1, 1, 2]))
-            premises = rng.sample(pending, take)
+            premises = rng.sample(pending, take) if take else []
             pending = [a for a in pending if a not in premises]
             extra = [a for a in used if a not in premises]
-            premises += rng.sample(extra, min(len(extra), rng.randint(1 if take == 0 else 0, max(0, 2 - take))))
+            more = min(len(extra), rng.randint(1 if take == 0 else 0, max(0, 2 - take)))
+            if more:  # sampling nothing draws nothing, so skipping it keeps the random stream
+                premises += rng.sample(extra, more)
             used += premises
             conclusion = self._atom()
             pending.append(conclusion)
@@ -80,19 +83,19 @@ class HornClauseProof(EvolvableEnv):
             rules.append((premises, conclusion))
         return rules
 
-    def _name(self, atom: int) -> str:
-        return self.names[atom]
-
     def _rule_text(self, rule: tuple[list[int], int]) -> str:
         premises, conclusion = rule
-        return f"if {' and '.join(self._name(a) for a in premises)} then {self._name(conclusion)}"
+        return f"if {' and '.join([self.names[a] for a in premises])} then {self.names[conclusion]}"
+
+    def _update_known_line(self) -> None:
+        """The known atoms as the status line lists them, rebuilt only when one becomes known."""
+        self.known_line = ", ".join(sorted((self.names[a] for a in self.known), key=lambda s: int(s[1:])))
 
     def turn_limit(self) -> int:
         return self.budget + 2
 
     def status(self) -> str:
-        known = ", ".join(sorted((self._name(a) for a in self.known), key=lambda s: int(s[1:])))
-        return f"Applications: {self.used}/{self.budget}. Known: {known}."
+        return f"Applications: {self.used}/{self.budget}. Known: {self.known_line}."
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)
@@ -101,14 +104,15 @@ class HornClauseProof(EvolvableEnv):
         k = parse_int(args[0], 1, len(self.rules), "rule number") - 1
         premises, conclusion = self.rules[k]
         self.used += 1
-        missing = [self._name(a) for a in premises if a not in self.known]
+        missing = [self.names[a] for a in premises if a not in self.known]
         if missing:
             text = f"Rule {k + 1} cannot fire: {', '.join(missing)} not known yet."
         elif conclusion in self.known:
-            text = f"Rule {k + 1} fires, but {self._name(conclusion)} was already known."
+            text = f"Rule {k + 1} fires, but {self.names[conclusion]} was already known."
         else:
             self.known.add(conclusion)
-            text = f"Rule {k + 1} fires: {self._name(conclusion)} is now known."
+            self._update_known_line()
+            text = f"Rule {k + 1} fires: {self.names[conclusion]} is now known."
         if self.goal in self.known:
             return win(text + " The goal is proved. You win!")
         if self.used >= self.budget:

@@ -23,10 +23,21 @@ CLUE_TEXT = {
     "next": "{x} lives next to {y}.",
     "before": "{x} lives somewhere left of {y}.",
 }
-RELATIONS = {  # clue kind -> whether it holds for the houses of its two people
-    "same": lambda a, b: a == b, "diff": lambda a, b: a != b, "left": lambda a, b: a + 1 == b,
-    "next": lambda a, b: abs(a - b) == 1, "before": lambda a, b: a < b,
-}
+CLUE_KINDS = list(CLUE_TEXT)
+CLUE_CUM_WEIGHTS = [1, 6, 8, 10, 13, 15]  # kinds weighted 1, 5, 2, 2, 3, 2 in CLUE_TEXT's order
+
+
+def related_houses(kind: str, house: int, n: int) -> set[int]:
+    """The houses y may live in for the clue ``kind`` to hold of x living in ``house``."""
+    if kind == "same":
+        return {house}
+    if kind == "diff":
+        return set(range(n)) - {house}
+    if kind == "left":
+        return {house + 1}
+    if kind == "next":
+        return {house - 1, house + 1}
+    return set(range(house + 1, n))  # before
 
 
 class ZebraPuzzle(EvolvableEnv):
@@ -64,16 +75,23 @@ class ZebraPuzzle(EvolvableEnv):
     def _make_clues(self) -> list[tuple[str, int, int]]:
         self.domains = [(1 << self.n) - 1] * len(self.house)
         clues: list[tuple[str, int, int]] = []
-        misses = 0
-        while any(d & (d - 1) for d in self.domains):
+        watch: list[list[int]] = [[] for _ in self.domains]  # value id -> the clues that mention it
+        misses, solved = 0, False
+        while not solved:
             clue = self._random_clue() if misses < 6 else self._position_clue()
-            trial = self._propagate(self.domains[:], clues + [clue])
-            if trial == self.domains:
+            # The domains are a fixpoint of the clues so far, so a clue that narrows neither of its
+            # own values adds nothing; one that does is kept and propagated.
+            if not self._narrows(clue):
                 misses += 1
                 continue
             misses = 0
+            kind, x, y = clue
+            watch[x].append(len(clues))
+            if kind != "at":
+                watch[y].append(len(clues))
             clues.append(clue)
-            self.domains = trial
+            self._propagate(self.domains, clues, watch)
+            solved = not any(d & (d - 1) for d in self.domains)
         return clues
 
     def _position_clue(self) -> tuple[str, int, int]:
@@ -83,70 +101,87 @@ class ZebraPuzzle(EvolvableEnv):
     def _random_clue(self) -> tuple[str, int, int]:
         n, rng, house = self.n, self.rng, self.house
         x = rng.randrange(len(house))
-        kind = rng.choices(list(CLUE_TEXT), [1, 5, 2, 2, 3, 2])[0]
+        kind = rng.choices(CLUE_KINDS, cum_weights=CLUE_CUM_WEIGHTS)[0]
         if kind != "at":
             # "same"/"diff" across attributes only: inside one attribute they say nothing new
-            fits = [v for v in range(len(house)) if v != x and RELATIONS[kind](house[x], house[v])
-                    and (v // n != x // n or kind not in ("same", "diff"))]
+            houses, across = related_houses(kind, house[x], n), kind in ("same", "diff")
+            fits = [v for v, h in enumerate(house) if h in houses and not (across and v // n == x // n)]
             if fits:
                 return (kind, x, rng.choice(fits))
         return ("at", x, house[x])
 
-    def _propagate(self, dom: list[int], clues: list[tuple[str, int, int]]) -> list[int]:
-        n, full = self.n, (1 << self.n) - 1
-        queue = deque([("clue", len(clues) - 1)])  # ``dom`` is already a fixpoint of the older clues
+    def _narrows(self, clue: tuple[str, int, int]) -> bool:
+        """Whether applying ``clue`` once would shrink the domain of one of its two values."""
+        dom = self.domains[:]
+
+        def update(vid: int, new: int) -> None:
+            dom[vid] = new
+
+        self._apply(dom, clue, update)
+        return dom != self.domains
+
+    def _apply(self, dom: list[int], clue: tuple[str, int, int], update) -> None:
+        """Narrow the domains of a clue's values: ``update(vid, new)`` with each value's new domain."""
+        kind, x, y = clue
+        full = (1 << self.n) - 1
+        if kind == "at":
+            update(x, dom[x] & (1 << y))
+        elif kind == "same":
+            update(x, dom[x] & dom[y])
+            update(y, dom[x] & dom[y])
+        elif kind == "diff":
+            if not dom[x] & (dom[x] - 1):
+                update(y, dom[y] & ~dom[x])
+            if not dom[y] & (dom[y] - 1):
+                update(x, dom[x] & ~dom[y])
+        elif kind == "left":
+            update(x, dom[x] & (dom[y] >> 1))
+            update(y, dom[y] & (dom[x] << 1) & full)
+        elif kind == "next":
+            update(x, dom[x] & ((dom[y] << 1) | (dom[y] >> 1)) & full)
+            update(y, dom[y] & ((dom[x] << 1) | (dom[x] >> 1)) & full)
+        else:  # before
+            update(x, dom[x] & ((1 << (dom[y].bit_length() - 1)) - 1))
+            lowest = (dom[x] & -dom[x]).bit_length()
+            update(y, dom[y] & ~((1 << lowest) - 1))
+
+    def _propagate(self, dom: list[int], clues: list[tuple[str, int, int]], watch: list[list[int]]) -> None:
+        """Bring ``dom`` (a fixpoint of all clues but the last) to a fixpoint of every clue, in place."""
+        n = self.n
+        queue = deque([("clue", len(clues) - 1)])
         queued = set(queue)
-        watch: list[list[int]] = [[] for _ in dom]
-        for k, (kind, x, y) in enumerate(clues):
-            watch[x].append(k)
-            if kind != "at":
-                watch[y].append(k)
+
+        def push(item: tuple[str, int]) -> None:
+            if item not in queued:
+                queued.add(item)
+                queue.append(item)
 
         def update(vid: int, new: int) -> None:
             if new != dom[vid]:
                 dom[vid] = new
-                for item in [("clue", k) for k in watch[vid]] + [("attr", vid // n)]:
-                    if item not in queued:
-                        queued.add(item)
-                        queue.append(item)
+                for k in watch[vid]:
+                    push(("clue", k))
+                push(("attr", vid // n))
 
         while queue:
             item = queue.popleft()
             queued.discard(item)
-            if item[0] == "attr":
-                members = range(item[1] * n, item[1] * n + n)
-                for v in members:
-                    if not dom[v] & (dom[v] - 1):
-                        for w in members:
-                            if w != v:
-                                update(w, dom[w] & ~dom[v])
-                for h in range(n):
-                    holders = [v for v in members if dom[v] >> h & 1]
-                    if len(holders) == 1:
-                        update(holders[0], 1 << h)
+            if item[0] == "clue":
+                self._apply(dom, clues[item[1]], update)
                 continue
-            kind, x, y = clues[item[1]]
-            if kind == "at":
-                update(x, dom[x] & (1 << y))
-            elif kind == "same":
-                update(x, dom[x] & dom[y])
-                update(y, dom[x] & dom[y])
-            elif kind == "diff":
-                if not dom[x] & (dom[x] - 1):
-                    update(y, dom[y] & ~dom[x])
-                if not dom[y] & (dom[y] - 1):
-                    update(x, dom[x] & ~dom[y])
-            elif kind == "left":
-                update(x, dom[x] & (dom[y] >> 1))
-                update(y, dom[y] & (dom[x] << 1) & full)
-            elif kind == "next":
-                update(x, dom[x] & ((dom[y] << 1) | (dom[y] >> 1)) & full)
-                update(y, dom[y] & ((dom[x] << 1) | (dom[x] >> 1)) & full)
-            else:  # before
-                update(x, dom[x] & ((1 << (dom[y].bit_length() - 1)) - 1))
-                lowest = (dom[x] & -dom[x]).bit_length()
-                update(y, dom[y] & ~((1 << lowest) - 1))
-        return dom
+            # One attribute's values take distinct houses: a value whose house is known rules that
+            # house out for the others, and a house only one value can take is that value's house.
+            members = range(item[1] * n, item[1] * n + n)
+            known = once = twice = 0
+            for v in members:
+                if not dom[v] & (dom[v] - 1):
+                    known |= dom[v]
+                twice |= once & dom[v]
+                once |= dom[v]
+            only = once & ~twice  # houses that a single value can take
+            for v in members:
+                if dom[v] & (dom[v] - 1):
+                    update(v, (dom[v] & only) or dom[v] & ~known)
 
     def _person(self, vid: int) -> str:
         a, v = divmod(vid, self.n)

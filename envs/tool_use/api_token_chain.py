@@ -1,5 +1,7 @@
 """Answer a question by chaining REST calls (ids lead to records) under a short-lived login token."""
 
+from bisect import insort
+
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
 FIRST = ["Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana", "Ivo", "Jun", "Kofi", "Lea", "Mia", "Noor"]
@@ -28,19 +30,21 @@ class ApiTokenChain(EvolvableEnv):
         rng, p = self.rng, self.params
         self.ttl = max(2, p["token_calls"])
         self.people: dict[str, dict] = {}
-        for _ in range(p["staff"]):
-            self._hire(rng.choice(FIRST), rng.choice(LAST), rng.choice(sorted(self.people)) if self.people else None)
+        self.staff: list[str] = []  # the ids in self.people, kept sorted as people are hired
+        for first, last in zip(rng.choices(FIRST, k=p["staff"]), rng.choices(LAST, k=p["staff"])):
+            self._hire(first, last, rng.choice(self.staff) if self.people else None)
         self.projects: dict[str, dict] = {}
         self.tickets: dict[str, dict] = {}
-        start = rng.choice(sorted(self.people))
+        start = rng.choice(self.staff)
         self.plan, target, question = self._chain(start)
         first, last, dept = (self.people[start][k] for k in ("first", "last", "dept"))
         for _ in range(p["namesakes"]):  # same last name, sometimes the same first name too
-            self._hire(rng.choice([first, rng.choice(FIRST)]), last, rng.choice(sorted(self.people)))
+            self._hire(rng.choice([first, rng.choice(FIRST)]), last, rng.choice(self.staff))
         for pid, other in sorted(self.people.items()):  # name + department must single out the start person
             while pid != start and (other["first"], other["last"], other["dept"]) == (first, last, dept):
                 other["dept"] = rng.choice(DEPTS)
         self.email = self.people[target]["email"]
+        self.emails = sorted(v["email"] for v in self.people.values())
         self.token, self.token_left = None, 0
         self.shown: set[str] = set()
         docs = "\n".join(f"  GET {path}: {what}" for path, what in ENDPOINTS)
@@ -60,10 +64,11 @@ class ApiTokenChain(EvolvableEnv):
         pid = f"E{self.rng.randint(100, 999)}"
         while pid in self.people:
             pid = f"E{self.rng.randint(100, 999)}"
-        old_manager = self.rng.choice(sorted(self.people)) if self.people else None
+        old_manager = self.rng.choice(self.staff) if self.people else None
         self.people[pid] = {"first": first, "last": last, "dept": self.rng.choice(DEPTS), "manager": manager,
                             "email": f"{first[0].lower()}.{last.lower()}{pid[1:]}@corp.example",
                             "old_manager": old_manager, "old_email": f"{first.lower()}.{last.lower()}@oldcorp.example"}
+        insort(self.staff, pid)
         return pid
 
     def _chain(self, start: str) -> tuple[list[str], str, str]:
@@ -89,7 +94,7 @@ class ApiTokenChain(EvolvableEnv):
         return list(dict.fromkeys(plan)), person, phrase
 
     def _lead_project(self, lead: str) -> tuple[str, str]:
-        rng, staff = self.rng, sorted(self.people)
+        rng, staff = self.rng, self.staff
         led = [p for p, v in sorted(self.projects.items()) if v["lead"] == lead]
         if led:
             return led[0], self._top_ticket(led[0])
@@ -184,9 +189,9 @@ class ApiTokenChain(EvolvableEnv):
     def random_action(self, rng) -> str:
         roll = rng.random()
         if roll < 0.12:
-            return "\\boxed{answer %s}" % rng.choice(sorted(v["email"] for v in self.people.values()))
+            return "\\boxed{answer %s}" % rng.choice(self.emails)
         if roll < 0.25:
             return "\\boxed{login}"
-        pid = rng.choice(sorted(self.people))
+        pid = rng.choice(self.staff)
         path = rng.choice([f"/employees/{pid}", f"/v1/employees/{pid}", f"/employees/{pid}/projects", "/admin/audit"])
         return "\\boxed{get %s %s}" % (path, self.token or "tk-000000")

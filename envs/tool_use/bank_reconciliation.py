@@ -8,6 +8,7 @@ INCOME = ["Salary", "Refund", "Transfer in", "Interest", "Sold bike"]
 SPENDING = ["Grocer", "Rent", "Cafe", "Power bill", "Books", "Pharmacy", "Gym", "Taxi", "Insurance", "Hardware",
             "Cinema", "Water bill", "Bakery", "Transfer out", "Dentist"]
 BASE_RATES = {"EUR": 108, "GBP": 127, "CHF": 113, "CAD": 74, "AUD": 66}  # US cents per unit, moved a little per episode
+CURRENCIES = sorted(BASE_RATES)
 RULES = {  # in the order levels add them
     "pending": "Transactions with status 'pending' have not settled: they do not count.",
     "period": "Only transactions dated within the statement period count; the API also returns a few from "
@@ -33,19 +34,22 @@ class BankReconciliation(EvolvableEnv):
         self.rule_names = list(RULES)[: p["rules"]]
         self.opening = rng.randint(500, 5000) * 100
         self.rates = {c: base + rng.randint(-4, 4) for c, base in BASE_RATES.items()}
+        count = p["transactions"]
+        # every transaction's day, whole units and cents, each drawn in one go
+        days = rng.choices(range(1, 32), k=count)
+        units = rng.choices(range(5, 401), k=count)
+        cents = rng.choices(range(100), k=count)
         rows = []
-        for i in range(p["transactions"]):
-            day = rng.randint(1, 31)
+        for i, (day, whole, cent) in enumerate(zip(days, units, cents)):
             month = "03"
             if "period" in self.rule_names and rng.random() < 0.2:
                 month, day = rng.choice([("02", rng.randint(20, 29)), ("04", rng.randint(1, 6))])
             currency = "USD"
             if "fx" in self.rule_names and rng.random() < 0.25:
-                currency = rng.choice(sorted(self.rates))
-            units = rng.randint(5, 400)
+                currency = rng.choice(CURRENCIES)
             income = rng.random() < 0.3
             sign = 1 if income else -1
-            amount = sign * (units if currency != "USD" else units * 100 + rng.randint(0, 99))
+            amount = sign * (whole if currency != "USD" else whole * 100 + cent)
             status = "pending" if rng.random() < 0.2 else "posted"
             payee = rng.choice(INCOME if income else SPENDING)
             rows.append((f"2024-{month}-{day:02d}", f"T{1000 + 7 * i}", payee, amount, currency, status))
@@ -56,6 +60,7 @@ class BankReconciliation(EvolvableEnv):
         self.cursors = {f"{code:06x}": i for i, code in enumerate(codes) if i > 0}
         self.cursor_of = {page: cursor for cursor, page in self.cursors.items()}
         self.seen_pages: set[int] = set()
+        self.page_texts: dict[int, str] = {}  # each page's text, written when it is first read
         self.rated: set[str] = set()
         self.balance = self.opening + sum(self._usd(row) for row in self.rows if self._counts(row))
         rate_line = "  \\boxed{rate CUR}: the USD rate of a currency, e.g. \\boxed{rate EUR}\n"
@@ -101,7 +106,7 @@ class BankReconciliation(EvolvableEnv):
         if verb == "rate" and len(args) == 1 and "fx" in self.rule_names:
             currency = args[0].upper()
             if currency not in self.rates:
-                raise InvalidAction(f"unknown currency {args[0][:20]!r}; known: {', '.join(sorted(self.rates))}")
+                raise InvalidAction(f"unknown currency {args[0][:20]!r}; known: {', '.join(CURRENCIES)}")
             self.rated.add(currency)
             return Feedback(f"1 {currency} = {self.rates[currency] / 100:.2f} USD")
         if verb == "answer" and len(args) == 1:
@@ -115,6 +120,11 @@ class BankReconciliation(EvolvableEnv):
 
     def _show_page(self, page: int) -> str:
         self.seen_pages.add(page)
+        if page not in self.page_texts:
+            self.page_texts[page] = self._page_text(page)
+        return self.page_texts[page]
+
+    def _page_text(self, page: int) -> str:
         lines = [f"Page {page + 1}: date | id | description | amount | currency | status"]
         for date, tid, payee, amount, currency, status in self.pages[page]:
             shown = cents_text(amount) if currency == "USD" else f"{amount:+d}.00"
@@ -140,6 +150,6 @@ class BankReconciliation(EvolvableEnv):
         if roll < 0.15:
             return "\\boxed{answer %.2f}" % ((self.balance + rng.randint(-5000, 5000)) / 100)
         if roll < 0.3 and "fx" in self.rule_names:
-            return "\\boxed{rate %s}" % rng.choice(sorted(self.rates))
+            return "\\boxed{rate %s}" % rng.choice(CURRENCIES)
         known = [self.cursor_of[p + 1] for p in sorted(self.seen_pages) if p + 1 in self.cursor_of]
         return "\\boxed{transactions %s}" % rng.choice(known + [""])

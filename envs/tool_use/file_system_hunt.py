@@ -15,6 +15,7 @@ FILLER = ["nothing to see here", "remember to water the plants", "build passed o
 SYMBOLS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 SELECTORS = {"largest": "the largest file", "smallest": "the smallest file",
              "newest": "the most recently modified file", "oldest": "the least recently modified file"}
+SELECTOR_TEXTS = list(SELECTORS.values())
 
 
 class FileSystemHunt(EvolvableEnv):
@@ -28,31 +29,39 @@ class FileSystemHunt(EvolvableEnv):
         self.subdirs: dict[str, list[str]] = {"/": []}  # in creation order
         while len(self.subdirs) <= p["dirs"]:
             parent = rng.choice(list(self.subdirs))
-            name = rng.choice([n for n in DIR_NAMES if n not in self.subdirs[parent]])
+            name = rng.choice(DIR_NAMES)
+            while name in self.subdirs[parent]:  # a name the parent does not have yet, uniformly
+                name = rng.choice(DIR_NAMES)
             self.subdirs[parent].append(name)
             self.subdirs[join(parent, name)] = []
-        self.files: dict[str, dict[str, list]] = {}  # dir -> name -> [owner, size, modified, content]
-        for d in self.subdirs:
-            names = rng.sample(FILE_NAMES, rng.randint(2, p["files_per_dir"]))
-            sizes = rng.sample(range(100, 10000), len(names))
-            minutes = rng.sample(range(60 * 24 * 60), len(names))
-            self.files[d] = {n: [rng.choice(USERS), s, stamp(m), rng.choice(FILLER)]
-                             for n, s, m in zip(names, sizes, minutes)}
+        self.dirs = list(self.subdirs)
+        counts = rng.choices(range(2, p["files_per_dir"] + 1), k=len(self.dirs))
+        # Every file's attributes drawn in one go; sizes and times differ across the tree, so within a directory.
+        files = sum(counts)
+        sizes = iter(rng.sample(range(100, 10000), files))
+        minutes = iter(rng.sample(range(60 * 24 * 60), files))
+        owners = iter(rng.choices(USERS, k=files))
+        contents = iter(rng.choices(FILLER, k=files))
+        self.files: dict[str, dict[str, list]] = {  # dir -> name -> [owner, size, modified minute, content]
+            d: {name: [next(owners), next(sizes), next(minutes), next(contents)] for name in rng.sample(FILE_NAMES, k)}
+            for d, k in zip(self.dirs, counts)
+        }
         total = p["parts"]
-        self.parts = ["".join(rng.choice(SYMBOLS) for _ in range(3)) for _ in range(total)]
-        self.clue_dirs = rng.sample(list(self.subdirs)[1:], total)  # [0] is "/"
+        self.parts = ["".join(rng.choices(SYMBOLS, k=3)) for _ in range(total)]
+        self.clue_dirs = rng.sample(self.dirs[1:], total)  # [0] is "/"
         hints = [self._pick_clue_file(d) for d in self.clue_dirs]
         self.clue_paths = [join(d, name) for d, (name, _) in zip(self.clue_dirs, hints)]
         for d in self.clue_dirs:
             for entry in self.files[d].values():  # decoys look just like real parts
-                fake = "".join(rng.choice(SYMBOLS) for _ in range(3))
+                fake = "".join(rng.choices(SYMBOLS, k=3))
                 entry[3] = f"Part {rng.randint(1, total)} of {total}: {fake}. The next part is in " \
-                           f"{rng.choice(list(self.subdirs))}: {rng.choice(list(SELECTORS.values()))} there."
+                           f"{rng.choice(self.dirs)}: {rng.choice(SELECTOR_TEXTS)} there."
         for k, (d, (name, _)) in enumerate(zip(self.clue_dirs, hints)):
             pointer = f"The next part is in {self.clue_dirs[k + 1]}: {hints[k + 1][1]} there." if k + 1 < total \
                 else "This was the last part."
             self.files[d][name][3] = f"Part {k + 1} of {total}: {self.parts[k]}. {pointer}"
         self.cwd, self.read, self.listed = "/", set(), set()
+        self.listings: dict[str, str] = {}  # each directory's ls output, written when first listed
         return (
             "You are in a Unix-like shell. A passphrase is split into parts hidden in files; each part's file\n"
             "says where the next part is, described by a directory and a property shown by ls (size, date,\n"
@@ -109,7 +118,9 @@ class FileSystemHunt(EvolvableEnv):
             if target not in self.subdirs:
                 return Feedback(f"ls: {target[:60]}: no such directory")
             self.listed.add(target)
-            return Feedback(self._listing(target))
+            if target not in self.listings:
+                self.listings[target] = self._listing(target)
+            return Feedback(self.listings[target])
         if verb == "cd" and len(args) == 1:
             target = self._resolve(args[0])
             if target not in self.subdirs:
@@ -134,7 +145,7 @@ class FileSystemHunt(EvolvableEnv):
 
     def _listing(self, d: str) -> str:
         lines = [f"{d}:"] + [f"  dir  {name}/" for name in sorted(self.subdirs[d])]
-        lines += [f"  {owner:5} {size:5d}  {modified}  {name}"
+        lines += [f"  {owner:5} {size:5d}  {stamp(modified)}  {name}"
                   for name, (owner, size, modified, _) in sorted(self.files[d].items())]
         return "\n".join(lines)
 
@@ -150,9 +161,9 @@ class FileSystemHunt(EvolvableEnv):
         return "\\boxed{answer %s}" % "".join(self.parts)
 
     def random_action(self, rng) -> str:
-        roll, folder = rng.random(), rng.choice(list(self.subdirs))
+        roll, folder = rng.random(), rng.choice(self.dirs)
         if roll < 0.15:
-            return "\\boxed{answer %s}" % "".join(rng.choice(SYMBOLS) for _ in range(3 * len(self.parts)))
+            return "\\boxed{answer %s}" % "".join(rng.choices(SYMBOLS, k=3 * len(self.parts)))
         if roll < 0.35:
             return "\\boxed{cd %s}" % folder
         if roll < 0.6:

@@ -6,6 +6,7 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_comm
 
 CITIES = ["LIS", "MAD", "PAR", "BER", "ROM", "VIE", "OSL", "DUB", "ATH", "WAW", "PRG", "CPH", "HEL", "BUD"]
 AIRLINES = {"AX": "Axis Air", "BZ": "Breeze", "CQ": "Coastal", "DL": "Delta Lux"}
+AIRLINE_CODES = sorted(AIRLINES)
 RULES = ["seats", "arrival", "stops", "airline", "bags"]
 DATE = re.compile(r"^2024-07-(\d{2})$")
 
@@ -27,13 +28,15 @@ class FlightBooking(EvolvableEnv):
         self.party = rng.randint(2, 5)
         self.latest = rng.choice([18, 19, 20, 21]) * 60
         self.max_stops = rng.randint(0, 1)
-        self.banned = rng.choice(sorted(AIRLINES))
+        self.banned = rng.choice(AIRLINE_CODES)
         self.fee = {code: rng.randrange(20, 90, 5) for code in AIRLINES}
         legs = min(p["legs"], 9)  # dates stay within July
         cities = rng.sample(CITIES, legs + 1)
         self.legs = [(cities[i], cities[i + 1], f"2024-07-{2 + 3 * i:02d}") for i in range(legs)]
         self.flights: dict[str, tuple] = {}  # id -> (id, leg, airline, depart, arrive, stops, fare, seats)
         self.best = [self._make_leg(leg) for leg in range(legs)]
+        self.flight_ids = sorted(self.flights)
+        self.listings: dict[int, str] = {}  # search results per leg, written on the first search
         self.searched: set[int] = set()
         self.fees_seen: set[str] = set()
         self.booked: dict[int, str] = {}
@@ -61,15 +64,15 @@ class FlightBooking(EvolvableEnv):
         )
 
     def _make_leg(self, leg: int) -> str:
-        rng = self.rng
+        rng, k = self.rng, self.params["flights"]
         while True:
-            rows = []
-            for _ in range(self.params["flights"]):
-                code, stops = rng.choice(sorted(AIRLINES)), rng.choice([0, 0, 1, 1, 2])
-                depart = rng.randrange(6 * 60, 22 * 60, 5)
-                arrive = depart + rng.randrange(60, 300, 5) + 75 * stops
-                rows.append((f"{code}{rng.randint(100, 999)}", leg, code, depart, arrive, stops,
-                             rng.randrange(49, 400), rng.randint(0, 9)))
+            # each field of the k flights in one draw: airline, stops, departure, duration, number, fare, seats
+            fields = zip(rng.choices(AIRLINE_CODES, k=k), rng.choices([0, 0, 1, 1, 2], k=k),
+                         rng.choices(range(6 * 60, 22 * 60, 5), k=k), rng.choices(range(60, 300, 5), k=k),
+                         rng.choices(range(100, 1000), k=k), rng.choices(range(49, 400), k=k),
+                         rng.choices(range(10), k=k))
+            rows = [(f"{code}{number}", leg, code, depart, depart + duration + 75 * stops, stops, fare, seats)
+                    for code, stops, depart, duration, number, fare, seats in fields]
             valid = sorted((self._cost(row), row[0]) for row in rows if self._allowed(row))
             ids = [row[0] for row in rows]
             if valid and (len(valid) == 1 or valid[0][0] != valid[1][0]) and len(set(ids)) == len(ids) \
@@ -79,9 +82,9 @@ class FlightBooking(EvolvableEnv):
 
     def _allowed(self, row: tuple) -> bool:
         _, _, code, depart, arrive, stops, _, seats = row
-        checks = {"seats": seats >= self.party, "arrival": arrive <= self.latest, "stops": stops <= self.max_stops,
-                  "airline": code != self.banned, "bags": True}
-        return all(checks[rule] for rule in self.rules)
+        rules = self.rules
+        return not (("seats" in rules and seats < self.party) or ("arrival" in rules and arrive > self.latest)
+                    or ("stops" in rules and stops > self.max_stops) or ("airline" in rules and code == self.banned))
 
     def _cost(self, row: tuple) -> int:
         return row[6] + (self.fee[row[2]] if "bags" in self.rules else 0)
@@ -109,16 +112,13 @@ class FlightBooking(EvolvableEnv):
                 return Feedback(f"No flights found from {route[0][:10]} to {route[1][:10]} on {route[2]}.")
             leg = self.legs.index(route)
             self.searched.add(leg)
-            lines = [f"Flights {route[0]} -> {route[1]} on {route[2]}: id | airline | departs | arrives | stops | "
-                     "fare | seats left"]
-            rows = sorted((row for row in self.flights.values() if row[1] == leg), key=lambda row: row[3])
-            lines += [f"{fid} | {code} | {hhmm(dep)} | {hhmm(arr)} | {stops} | {fare} EUR | {seats}"
-                      for fid, _, code, dep, arr, stops, fare, seats in rows]
-            return Feedback("\n".join(lines))
+            if leg not in self.listings:
+                self.listings[leg] = self._listing(leg)
+            return Feedback(self.listings[leg])
         if verb == "fees" and len(args) == 1 and "bags" in self.rules:
             code = args[0].upper()
             if code not in AIRLINES:
-                raise InvalidAction(f"unknown airline {args[0][:10]!r}; airlines: {', '.join(sorted(AIRLINES))}")
+                raise InvalidAction(f"unknown airline {args[0][:10]!r}; airlines: {', '.join(AIRLINE_CODES)}")
             self.fees_seen.add(code)
             return Feedback(f"{code} ({AIRLINES[code]}): checked bag {self.fee[code]} EUR per traveller")
         if verb == "book" and len(args) == 1:
@@ -133,6 +133,14 @@ class FlightBooking(EvolvableEnv):
                 return win("Itinerary confirmed: every leg has its cheapest valid flight. You win!")
             return lose(f"Itinerary rejected: leg(s) {wrong} do not have the cheapest valid flight. {self._reveal()}")
         raise InvalidAction("commands: 'search FROM TO DATE', 'fees AIRLINE' (if listed), 'book FLIGHT', 'confirm'")
+
+    def _listing(self, leg: int) -> str:
+        start, end, date = self.legs[leg]
+        lines = [f"Flights {start} -> {end} on {date}: id | airline | departs | arrives | stops | fare | seats left"]
+        rows = sorted((row for row in self.flights.values() if row[1] == leg), key=lambda row: row[3])
+        lines += [f"{fid} | {code} | {hhmm(dep)} | {hhmm(arr)} | {stops} | {fare} EUR | {seats}"
+                  for fid, _, code, dep, arr, stops, fare, seats in rows]
+        return "\n".join(lines)
 
     def _reveal(self) -> str:
         return "The right flights were " + ", ".join(self.best) + "."
@@ -153,7 +161,7 @@ class FlightBooking(EvolvableEnv):
         if roll < 0.1:
             return "\\boxed{confirm}"
         if roll < 0.35:
-            return "\\boxed{book %s}" % rng.choice(sorted(self.flights))
+            return "\\boxed{book %s}" % rng.choice(self.flight_ids)
         if roll < 0.5 and "bags" in self.rules:
-            return "\\boxed{fees %s}" % rng.choice(sorted(AIRLINES))
+            return "\\boxed{fees %s}" % rng.choice(AIRLINE_CODES)
         return "\\boxed{search %s %s %s}" % rng.choice(self.legs)

@@ -39,6 +39,7 @@ class MeetingScheduler(EvolvableEnv):
                 slots.difference_update(range(start, start + self.length))
         self.answer = (self.target_day, self._earliest(self.target_day))
         self.shown: set[tuple[str, int]] = set()
+        self.calendars: dict[tuple[str, int], str] = {}  # each calendar's text, written when first shown
         day_names = ", ".join(f"{d + 1} ({WEEKDAYS[d % 5]})" for d in range(days))
         return (
             f"Schedule a {30 * self.length}-minute meeting for {', '.join(self.people)}.\n"
@@ -79,7 +80,9 @@ class MeetingScheduler(EvolvableEnv):
                 raise InvalidAction(f"no attendee named {args[0][:20]!r}; attendees: {', '.join(self.people)}")
             day = parse_int(args[1], 1, len(self.busy), "day") - 1
             self.shown.add((name, day))
-            return Feedback(self._calendar(name, day))
+            if (name, day) not in self.calendars:
+                self.calendars[name, day] = self._calendar(name, day)
+            return Feedback(self.calendars[name, day])
         if verb == "book" and len(args) == 2:
             day = parse_int(args[0], 1, len(self.busy), "day") - 1
             match = CLOCK.match(args[1])

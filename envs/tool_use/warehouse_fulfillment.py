@@ -7,6 +7,11 @@ PRODUCTS = {"Bolt": ["M6", "M8", "M10"], "Mug": ["250ml", "350ml", "500ml"], "Ca
             "Tape": ["12mm", "19mm", "25mm"], "Hinge": ["50mm", "75mm", "100mm"], "Lamp": ["5W", "9W", "12W"],
             "Shelf": ["60cm", "80cm", "120cm"], "Hook": ["S", "M", "L"]}
 AISLES = "ABCDEFGH"
+EVERYTHING = [(m, n, z) for m in MATERIALS for n, sizes in PRODUCTS.items() for z in sizes]
+NAME_WORDS = {" ".join(item): [word.lower() for word in item] for item in EVERYTHING}  # what 'find' matches
+# Look-alikes of each item: the same product in another size or another material.
+ALIKE = {(m, n, z): [" ".join(o) for o in EVERYTHING if o[1] == n and (o[0] == m) != (o[2] == z)]
+         for m, n, z in EVERYTHING}
 
 
 class WarehouseFulfillment(EvolvableEnv):
@@ -18,11 +23,10 @@ class WarehouseFulfillment(EvolvableEnv):
 
     def _new_episode(self) -> str:
         rng, p = self.rng, self.params
-        everything = [(m, n, z) for m in MATERIALS for n, sizes in PRODUCTS.items() for z in sizes]
-        wanted = rng.sample(everything, p["lines"])
+        wanted = rng.sample(EVERYTHING, p["lines"])
         names = [" ".join(item) for item in wanted]
-        for m, n, z in wanted:  # look-alikes: same product in another size or another material
-            alike = [" ".join(o) for o in everything if o[1] == n and (o[0] == m) != (o[2] == z)]
+        for item in wanted:
+            alike = ALIKE[item]
             names += [a for a in rng.sample(alike, min(p["distractors"], len(alike))) if a not in names]
         skus = rng.sample(range(1000, 10000), 2 * len(names))
         self.catalog: dict[str, tuple[str, bool]] = {}  # sku -> (name, active)
@@ -43,6 +47,7 @@ class WarehouseFulfillment(EvolvableEnv):
                     self.bins[sku][self._free_bin()] = [qty + rng.randint(2, 9), True]
             if ordered or rng.random() < 0.5:  # an old SKU of the same name: it cannot be picked
                 self.catalog[f"SKU-{skus[2 * i + 1]}"] = (name, False)
+        self.skus = sorted(self.catalog)
         self.cart: dict[str, int] = {}
         self.found: set[str] = set()
         self.stocked: set[str] = set()
@@ -92,8 +97,8 @@ class WarehouseFulfillment(EvolvableEnv):
         verb, args = split_command(command)
         if verb == "find" and 1 <= len(args) <= 4:
             words = [w.lower() for w in args]
-            hits = [(sku, name, active) for sku, (name, active) in sorted(self.catalog.items())
-                    if all(w in name.lower().split() for w in words)]
+            hits = [(sku, *self.catalog[sku]) for sku in self.skus
+                    if all(w in NAME_WORDS[self.catalog[sku][0]] for w in words)]
             self.found.update(sku for sku, _, _ in hits)
             rows = [f"{sku} | {name} | {'active' if active else 'discontinued'}" for sku, name, active in hits]
             return Feedback("\n".join(rows) if rows else "No products match.")
@@ -150,7 +155,7 @@ class WarehouseFulfillment(EvolvableEnv):
         return "\\boxed{ship}"
 
     def random_action(self, rng) -> str:
-        roll, sku = rng.random(), rng.choice(sorted(self.catalog))
+        roll, sku = rng.random(), rng.choice(self.skus)
         if roll < 0.08:
             return "\\boxed{ship}"
         if roll < 0.3:

@@ -28,6 +28,33 @@ def line_value(at_level_1: float, at_level_10: float, level: int) -> float:
     return at_level_1 + (at_level_10 - at_level_1) * (level - 1) / 9
 
 
+ParamLine = tuple[str, float, float, float, float, bool]  # name, center, spread, low, high, integer
+
+
+def param_lines(spec: ParamSpec, variance: Mapping[str, float], level: int) -> list[ParamLine]:
+    """What :func:`draw_params` needs for every parameter at ``level``; depends on the level only,
+    so a game computes it once per level instead of once per episode."""
+    lines = []
+    for name, (first, tenth) in spec.items():
+        center = line_value(first, tenth, level)
+        integer = isinstance(first, int) and isinstance(tenth, int)
+        lines.append((name, center, variance.get(name, 0), min(first, center), max(first, center), integer))
+    return lines
+
+
+def draw_params(lines: list[ParamLine], rng: random.Random | None = None) -> dict[str, int | float]:
+    """One episode's parameters from :func:`param_lines`; ``rng=None`` gives the noise-free line values."""
+    params: dict[str, int | float] = {}
+    for name, center, spread, low, high, integer in lines:
+        value = center
+        if rng is not None and spread:
+            value = min(max(value + rng.uniform(-spread, spread), low), high)
+        if integer:
+            value = int(round(value))
+        params[name] = max(value, 0)
+    return params
+
+
 def sample_params(
     spec: ParamSpec,
     variance: Mapping[str, float],
@@ -38,15 +65,4 @@ def sample_params(
 
     Integer endpoints give integer values (rounded). Values never go below zero.
     """
-    params: dict[str, int | float] = {}
-    for name, (first, tenth) in spec.items():
-        center = line_value(first, tenth, level)
-        value = center
-        spread = variance.get(name, 0)
-        if rng is not None and spread:
-            value += rng.uniform(-spread, spread)
-            value = min(max(value, min(first, center)), max(first, center))
-        if isinstance(first, int) and isinstance(tenth, int):
-            value = int(round(value))
-        params[name] = max(value, 0)
-    return params
+    return draw_params(param_lines(spec, variance, level), rng)

@@ -19,13 +19,13 @@ from typing import Any, ClassVar
 import gem
 
 from gymverse.curriculum import ThresholdCurriculum
-from gymverse.env.complexity import sample_params, validate_complexity
+from gymverse.env.complexity import ParamLine, draw_params, param_lines, validate_complexity
 from gymverse.env.parsing import InvalidAction, extract_boxed
 
 FORMAT_HINT = "Reply with exactly one command inside \\boxed{...}, for example \\boxed{%s}."
 
 
-@dataclass
+@dataclass(slots=True)
 class Feedback:
     text: str
     reward: float = 0.0
@@ -66,6 +66,9 @@ class EvolvableEnv(gem.Env):
         self.turn = 0
         self.done = True
         self._evolver: ThresholdCurriculum | None = None
+        # The parameters' lines depend on the level only, so they are worked out once per level.
+        self._lines: list[ParamLine] = []
+        self._lines_level = 0
 
     # -- complexity ---------------------------------------------------------------------------
     def set_complexity(self, complexity: int) -> None:
@@ -108,8 +111,10 @@ class EvolvableEnv(gem.Env):
         if seed is not None:
             self.rng.seed(seed)
         self._complexity = self._next_complexity
-        noise = self.rng if self.enable_param_randomization else None
-        self.params = sample_params(self.complexity_params, self.param_variance, self._complexity, noise)
+        if self._lines_level != self._complexity:
+            self._lines = param_lines(self.complexity_params, self.param_variance, self._complexity)
+            self._lines_level = self._complexity
+        self.params = draw_params(self._lines, self.rng if self.enable_param_randomization else None)
         self.turn = 0
         self.done = False
         observation = self._new_episode()
@@ -118,8 +123,7 @@ class EvolvableEnv(gem.Env):
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.done:
-            info = self._info(success=False)
-            return "The episode is over. Call reset() to start a new one.", 0.0, True, False, info
+            return "The episode is over. Call reset() to start a new one.", 0.0, True, False, self._info(False)
         self.turn += 1
         command = extract_boxed(action)
         if not command:
@@ -137,12 +141,14 @@ class EvolvableEnv(gem.Env):
         if truncated:
             text += f"\nOut of turns ({self.max_turns}). " + self._reveal()
         self.done = feedback.done or truncated
-        info = self._info(success=feedback.success) if self.done else self._info()
+        info = self._info(feedback.success if self.done else None)
         return text.strip(), float(feedback.reward), feedback.done, truncated, info
 
-    def _info(self, **extra: Any) -> dict[str, Any]:
+    def _info(self, success: bool | None = None) -> dict[str, Any]:
+        """The step's info; ``success`` is given on the last step of an episode only."""
         info = {"suffix": self.status(), "complexity": self._complexity, "turn": self.turn}
-        info.update(extra)
+        if success is not None:
+            info["success"] = success
         return info
 
     def sample_random_action(self) -> str:

@@ -18,10 +18,13 @@ def extract_boxed(text: Any) -> str | None:
     after the last complete one makes the reply ambiguous and gives ``None``, as does
     a reply that is not a string or holds no box. Runs in one linear scan.
     """
-    if not isinstance(text, str) or _BOX_OPEN not in text:
+    if not isinstance(text, str):
         return None
-    if text.startswith(_BOX_OPEN) and text.endswith("}") and text.count("{") == 1 and text.count("}") == 1:
-        return text[len(_BOX_OPEN) : -1].strip()  # the common case: a bare, flat box
+    # the common case first: a bare, flat box (no other brace; its one "}" ends the reply)
+    if text.startswith(_BOX_OPEN) and text.find("{", len(_BOX_OPEN)) < 0 and text.find("}") == len(text) - 1:
+        return text[len(_BOX_OPEN) : -1].strip()
+    if _BOX_OPEN not in text:
+        return None
     found = None
     start = None  # index just after the opening brace of the box being read
     depth = 0
