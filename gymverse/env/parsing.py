@@ -1,7 +1,8 @@
 """Turning an agent's free-text reply into a game command."""
 
 import re
-from typing import Any
+from typing import Any, Iterator
+
 
 class InvalidAction(Exception):
     """A command the game cannot apply; its message is shown to the agent."""
@@ -9,6 +10,29 @@ class InvalidAction(Exception):
 
 _BOX_OPEN = "\\boxed{"
 _TOKENS = re.compile(r"\\boxed\{|[{}]")
+
+
+def box_spans(text: str) -> Iterator[tuple[int, int | None]]:
+    """``(start, end)`` of the content of each top-level ``\\boxed{...}`` in ``text``, in order.
+
+    Braces nest. A box still open at the end of the text comes last, with ``end=None``.
+    """
+    start = None  # index just after the opening brace of the box being read
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if start is None:
+            if token == _BOX_OPEN:
+                start, depth = match.end(), 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0:
+                yield start, match.start()
+                start = None
+        else:  # "{" or a nested "\boxed{" inside the open box
+            depth += 1
+    if start is not None:
+        yield start, None
 
 
 def extract_boxed(text: Any) -> str | None:
@@ -25,23 +49,12 @@ def extract_boxed(text: Any) -> str | None:
         return text[len(_BOX_OPEN) : -1].strip()
     if _BOX_OPEN not in text:
         return None
-    found = None
-    start = None  # index just after the opening brace of the box being read
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if start is None:
-            if token == _BOX_OPEN:
-                start, depth = match.end(), 1
-        elif token == "}":
-            depth -= 1
-            if depth == 0:
-                found, start = text[start : match.start()], None
-        else:  # "{" or a nested "\boxed{" inside the open box
-            depth += 1
-    if start is not None:
+    last = None
+    for last in box_spans(text):
+        pass
+    if last is None or last[1] is None:
         return None
-    return found.strip() if found is not None else None
+    return text[last[0] : last[1]].strip()
 
 
 def split_command(command: str) -> tuple[str, list[str]]:

@@ -4,35 +4,22 @@ Game commands are the content of a ``\\boxed{...}``, so a reply can stop as soon
 command closes; small models otherwise keep writing until the length limit.
 """
 
-import re
-
-_BOX_OPEN = "\\boxed{"
-_TOKENS = re.compile(r"\\boxed\{|[{}]")
+from gymverse.env.parsing import box_spans
 
 
 def first_box_end(text: str) -> int | None:
     """Index just past the closing brace of the first complete, non-empty top-level box, or None.
 
-    Braces nest like in :func:`gymverse.env.parsing.extract_boxed`. An empty box (``\\boxed{}``, as
+    Braces nest as in :func:`gymverse.env.parsing.extract_boxed`. An empty box (``\\boxed{}``, as
     when a model repeats the instructions) does not count as a command.
     """
-    if _BOX_OPEN not in text:
+    if "\\boxed{" not in text:
         return None
-    start = None
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if start is None:
-            if token == _BOX_OPEN:
-                start, depth = match.end(), 1
-        elif token == "}":
-            depth -= 1
-            if depth == 0:
-                if text[start : match.start()].strip():
-                    return match.end()
-                start = None
-        else:
-            depth += 1
+    for start, end in box_spans(text):
+        if end is None:
+            return None
+        if text[start:end].strip():
+            return end + 1
     return None
 
 
