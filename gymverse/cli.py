@@ -8,6 +8,8 @@ import tyro
 from rich.console import Console
 from rich.table import Table
 
+from gymverse.evaluation.commands import audit_command, eval_command
+
 console = Console()
 
 
@@ -16,22 +18,12 @@ class UserError(Exception):
 
 
 def _load_ids(ids: list[str], all_: bool, folder: Path | None) -> list[str]:
-    import gymverse
-    from gymverse.env import registered_ids
+    from gymverse.evaluation.targets import BadInput, resolve_env_ids
 
-    if folder is not None:
-        report = gymverse.register_env_dir(folder)
-        for where, error in report.failed.items():
-            console.print(f"[red]skipped[/red] {where}: {error}")
-        ids = ids + report.registered
-    if all_:
-        ids = ids + registered_ids("gymverse")
-    if not ids:
-        raise UserError("name env ids, or use --all or --dir PATH")
-    unknown = [i for i in ids if i not in registered_ids()]
-    if unknown:
-        raise UserError(f"unknown env id(s): {', '.join(unknown)} (see `gymverse envs`)")
-    return list(dict.fromkeys(ids))
+    try:
+        return resolve_env_ids(ids, all_, folder, log=lambda line: console.print(line, markup=False))
+    except BadInput as error:
+        raise UserError(str(error)) from None
 
 
 def envs() -> None:
@@ -120,6 +112,8 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "envs": envs,
     "play": play,
     "check": check,
+    "eval": eval_command,
+    "audit": audit_command,
 }
 
 

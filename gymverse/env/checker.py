@@ -140,7 +140,7 @@ def _oracle(env: gem.Env) -> str:
     return env.unwrapped.oracle_action()
 
 
-def _random_action(env: gem.Env, rng: random.Random) -> str:
+def random_move(env: gem.Env, rng: random.Random) -> str:
     """A random move: the game's ``random_action``, GEM's ``sample_random_action``, or an empty box."""
     if hasattr(env.unwrapped, "random_action"):
         return env.unwrapped.random_action(rng)
@@ -157,7 +157,7 @@ def check_api(make: Callable[[int], gem.Env]) -> str:
         if not callable(getattr(base, name, None)):
             raise CheckFailure(f"missing {name}()")
     _reset(env, 0)
-    out = env.step(_random_action(env, random.Random(0)))
+    out = env.step(random_move(env, random.Random(0)))
     _check_types(out)
     return "reset/step shapes and types, complexity methods"
 
@@ -175,7 +175,7 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
                 def choose(e: gem.Env) -> str:
                     if has_oracle and picker.random() < 0.7:
                         return _oracle(e)
-                    return _random_action(e, picker)
+                    return random_move(e, picker)
                 traces.append(play(env, choose, seed)[0])
             if traces[0] != traces[1]:
                 first = next(i for i, (a, b) in enumerate(zip(*traces)) if a != b) if len(traces[0]) == len(
@@ -243,7 +243,7 @@ def check_complexity_timing(make: Callable[[int], gem.Env]) -> str:
     """A change mid-episode leaves the episode as it was and shows at the next reset."""
     plain, changed = make(2), make(2)
     has_oracle = hasattr(plain.unwrapped, "oracle_action")
-    choose = _oracle if has_oracle else (lambda e: _random_action(e, random.Random(0)))
+    choose = _oracle if has_oracle else (lambda e: random_move(e, random.Random(0)))
     first = [(_reset(plain, 7),), (_reset(changed, 7),)]
     if first[0] != first[1]:
         raise CheckFailure("two fresh envs with the same seed start differently")

@@ -7,6 +7,7 @@ have no tokens, so their generations carry text only.
 import random
 from typing import Any, Sequence
 
+from gymverse.env.checker import random_move
 from gymverse.policy.base import Generation
 
 
@@ -20,12 +21,6 @@ def _oracle(env: Any) -> str:
     if not hasattr(env, "oracle_action"):
         raise TypeError(f"{type(env).__name__} has no reference solver (oracle_action); the oracle cannot play it")
     return env.oracle_action()
-
-
-def _random(env: Any, rng: random.Random) -> str:
-    if hasattr(env, "random_action"):
-        return env.random_action(rng)
-    return env.sample_random_action()  # a plain GEM env: its own random action
 
 
 class OraclePolicy:
@@ -47,7 +42,7 @@ class EpsilonOraclePolicy:
     def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
         games = _games(envs, prompts, "epsilon-oracle")
         return [
-            Generation(_random(env, self.rng) if self.rng.random() < self.epsilon else _oracle(env))
+            Generation(random_move(env, self.rng) if self.rng.random() < self.epsilon else _oracle(env))
             for env in games
         ]
 
@@ -59,4 +54,4 @@ class RandomPolicy:
         self.rng = random.Random(seed)
 
     def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
-        return [Generation(_random(env, self.rng)) for env in _games(envs, prompts, "random")]
+        return [Generation(random_move(env, self.rng)) for env in _games(envs, prompts, "random")]

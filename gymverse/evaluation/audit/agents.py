@@ -1,0 +1,132 @@
+"""Scripted agents for the audit (solver, epsilon-solver, random) and the record of their play.
+
+The audit drives games straight through their hooks, like the env checker: no prompts, no model.
+One pass of play per (agent, level) feeds correctness (rewards, ``info["success"]``, replay),
+difficulty (success against complexity) and diversity (texts, commands, lengths).
+"""
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+import gem
+
+from gymverse.env.checker import CheckFailure, play, random_move, time_limit
+from gymverse.env.parsing import extract_boxed, split_command
+from gymverse.evaluation.targets import EnvTarget
+
+Chooser = Callable[[gem.Env], str]
+
+SOLVER = "solver"
+RANDOM = "random"
+
+
+def epsilon_name(epsilon: float) -> str:
+    return f"epsilon-{epsilon:g}"
+
+
+def make_chooser(agent: str, seed: int) -> Chooser:
+    """``solver``, ``random`` or ``epsilon-<e>``: the solver's move, or with probability e a random one.
+
+    The agent's generator is seeded apart from the game's (which ``reset(seed)`` seeds with the same
+    number), so the agent's draws never mirror the game's hidden choices.
+    """
+    rng = random.Random(f"{agent}/{seed}")
+    if agent == SOLVER:
+        return lambda env: env.unwrapped.oracle_action()
+    if agent == RANDOM:
+        return lambda env: random_move(env, rng)
+    epsilon = float(agent.removeprefix("epsilon-"))
+    return lambda env: random_move(env, rng) if rng.random() < epsilon else env.unwrapped.oracle_action()
+
+
+def recording(choose: Chooser, actions: list[str]) -> Chooser:
+    """``choose`` that also appends each action it picks to ``actions``."""
+
+    def choose_and_record(env: gem.Env) -> str:
+        actions.append(choose(env))
+        return actions[-1]
+
+    return choose_and_record
+
+
+@dataclass
+class EpisodeSummary:
+    seed: int
+    success: bool
+    episode_return: float
+    final_reward: float
+    turns: int
+    reward_outside_win: float  # everything but the winning step's reward: step rewards a game should not pay
+
+
+@dataclass
+class Transcript:
+    """One whole episode, kept for replay and for the diversity section."""
+
+    seed: int
+    actions: list[str]
+    trace: list[tuple]  # (observation,) after reset, then (observation, reward, terminated, truncated)
+
+
+@dataclass
+class LevelPlay:
+    agent: str
+    level: int
+    episodes: list[EpisodeSummary] = field(default_factory=list)
+    transcript: Transcript | None = None  # the first episode in full
+    failure: tuple[str, str] | None = None  # (reason, detail) that stopped play at this level
+
+    @property
+    def success_rate(self) -> float:
+        return sum(e.success for e in self.episodes) / len(self.episodes) if self.episodes else 0.0
+
+    @property
+    def mismatches(self) -> list[EpisodeSummary]:
+        """Episodes whose final reward and ``info["success"]`` disagree."""
+        return [e for e in self.episodes if (e.final_reward > 0) != e.success]
+
+
+def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], episode_time_s: float = 10.0) -> LevelPlay:
+    """Play one episode per seed; stop at the first crash, hang or episode that never ends."""
+    record = LevelPlay(agent, level)
+    try:
+        env = target.make(level)
+        for seed in seeds:
+            actions: list[str] = []
+            with time_limit(episode_time_s):
+                trace, info = play(env, recording(make_chooser(agent, seed), actions), seed)
+            rewards = [step[1] for step in trace[1:]]
+            success = bool(info.get("success"))
+            record.episodes.append(EpisodeSummary(
+                seed, success, sum(rewards), rewards[-1], len(rewards),
+                sum(rewards) - (rewards[-1] if success else 0.0),
+            ))
+            if record.transcript is None:
+                record.transcript = Transcript(seed, actions, trace)
+    except CheckFailure as failure:
+        record.failure = ("episode_does_not_end", str(failure))
+    except TimeoutError as failure:
+        record.failure = ("hang", str(failure))
+    except Exception as error:
+        record.failure = ("crash", f"{type(error).__name__}: {error}")
+    return record
+
+
+def replay(target: EnvTarget, level: int, transcript: Transcript) -> list[tuple]:
+    """The trace of ``transcript.actions`` played on a fresh env with the same seed and level."""
+    env = target.make(level)
+    trace: list[tuple] = [(env.reset(seed=transcript.seed)[0],)]
+    for action in transcript.actions:
+        trace.append(env.step(action)[:4])
+    return trace
+
+
+def command_verbs(actions: list[str]) -> set[str]:
+    """The first word of each boxed command: a game's command vocabulary as agents use it."""
+    verbs = set()
+    for action in actions:
+        command = extract_boxed(action)
+        if command:
+            verbs.add(split_command(command)[0])
+    return verbs

@@ -1,0 +1,142 @@
+"""Agent evaluation: a policy against envs over complexity levels, N instances per level, n attempts each.
+
+Attempts of one instance are episodes on env copies reset with the same seed, so pass@k compares
+like with like. Every finished batch of instances goes to the record log at once; running the same
+sweep again skips what the log holds.
+"""
+
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from gymverse.env.parsing import extract_boxed
+from gymverse.evaluation.records import RecordLog
+from gymverse.evaluation.report import write_sweep_report
+from gymverse.evaluation.summary import summarize, sweep_summary
+from gymverse.evaluation.targets import BadInput, target_for
+
+DEFAULT_KS = (1, 2, 4, 8, 16, 32)
+
+
+@dataclass
+class SweepConfig:
+    env_ids: list[str]
+    policy: str  # a load_policy spec: an HF folder, tiny, oracle, epsilon:P, random, openai:URL#MODEL, vllm:PATH
+    levels: list[int] = field(default_factory=lambda: [1, 4, 7, 10])
+    instances: int = 8  # per env and level
+    attempts: int = 4  # per instance
+    ks: list[int] = field(default_factory=list)  # empty: the powers of two up to `attempts`
+    template: str = "qwen3_game"
+    wrappers: str = "concat"
+    seed: int = 0
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_model_len: int | None = None
+    generate_max_length: int = 512
+    batch_instances: int = 8  # instances played together in one batch (x attempts env copies)
+    device: str = "cpu"  # where a Hugging Face model runs
+
+    def __post_init__(self) -> None:
+        if not self.env_ids:
+            raise BadInput("no environments to evaluate")
+        if not self.levels or min(self.levels) < 1:
+            raise BadInput(f"levels must be integers >= 1, got {self.levels}")
+        if self.instances < 1 or self.attempts < 1 or self.batch_instances < 1:
+            raise BadInput("instances, attempts and batch size must be >= 1")
+        self.levels = sorted(set(self.levels))
+        self.ks = sorted(set(self.ks)) or [k for k in DEFAULT_KS if k <= self.attempts]
+        if self.ks[0] < 1 or self.ks[-1] > self.attempts:
+            raise BadInput(f"pass@k needs 1 <= k <= attempts ({self.attempts}), got k = {self.ks}")
+
+
+def instance_seed(seed: int, env_id: str, level: int, instance: int) -> int:
+    """A reset seed per (env, level, instance), the same in every run with the same ``seed``."""
+    return random.Random(f"{seed}/{env_id}/{level}/{instance}").randrange(2**31)
+
+
+def attempt_records(episodes: list, env_id: str, domain: str, level: int, instances: list[int],
+                    seeds: list[int], attempts: int) -> list[dict]:
+    """Attempt records, then one instance record per instance; ``episodes`` come instance-major."""
+    rows, summaries = [], []
+    for j, (instance, seed) in enumerate(zip(instances, seeds)):
+        own = episodes[j * attempts:(j + 1) * attempts]
+        for attempt, episode in enumerate(own):
+            rows.append({
+                "type": "attempt", "env_id": env_id, "domain": domain, "level": level, "instance": instance,
+                "attempt": attempt, "seed": seed, "success": bool(episode.success),
+                "return": episode.episode_return, "turns": episode.length,
+                "format_errors": sum(t.invalid or extract_boxed(t.response) is None for t in episode.turns),
+                "ended_by": episode.ended_by,
+            })
+        successes = sum(e.success for e in own)
+        summaries.append({"type": "instance", "env_id": env_id, "domain": domain, "level": level,
+                          "instance": instance, "seed": seed, "attempts": attempts, "successes": successes})
+    return rows + summaries
+
+
+def play_instances(policy: Any, config: SweepConfig, env_id: str, level: int, seeds: list[int]) -> list:
+    """``config.attempts`` episodes for each seed, instance-major, through the shared rollout code."""
+    from gymverse.rollout import collect_episodes, make_env_group
+
+    tokenizer = getattr(policy, "tokenizer", None)
+    copies = [seed for seed in seeds for _ in range(config.attempts)]
+    group = make_env_group(env_id, len(copies), wrappers=config.wrappers, complexity=level, tokenizer=tokenizer)
+    return collect_episodes(policy, group, env_id, num_episodes=len(copies), template=config.template,
+                            max_model_len=config.max_model_len, seed=copies)
+
+
+def run_sweep(
+    config: SweepConfig,
+    output: Path,
+    policy: Any = None,
+    overwrite: bool = False,
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> dict:
+    """Run (or resume) the sweep into ``output``, write its report there, and return the summary.
+
+    ``policy`` defaults to ``load_policy(config.policy, ...)``. ``on_progress(done, total, label)``
+    is called as instances finish (``done`` counts instances finished by earlier runs too).
+    """
+    targets = [target_for(env_id) for env_id in config.env_ids]
+    if policy is None:
+        policy = load(config)  # before the log is touched: a bad spec leaves the output folder as it was
+    log = RecordLog(Path(output) / "records.jsonl", asdict(config), overwrite=overwrite)
+    finished = log.finished_instances()
+    total = len(targets) * len(config.levels) * config.instances
+    done = len(finished)
+    for target in targets:
+        for level in config.levels:
+            todo = [i for i in range(config.instances) if (target.env_id, level, i) not in finished]
+            for start in range(0, len(todo), config.batch_instances):
+                chunk = todo[start:start + config.batch_instances]
+                if on_progress:
+                    on_progress(done, total, f"{target.env_id} level {level}")
+                seeds = [instance_seed(config.seed, target.env_id, level, i) for i in chunk]
+                episodes = play_instances(policy, config, target.env_id, level, seeds)
+                log.append(attempt_records(episodes, target.env_id, target.domain, level, chunk, seeds,
+                                           config.attempts))
+                done += len(chunk)
+            if not log.has("level", env_id=target.env_id, level=level):
+                rows = [a for a in log.of_type("attempt") if a["env_id"] == target.env_id and a["level"] == level]
+                log.append([{"type": "level", "env_id": target.env_id, "level": level,
+                             **summarize(rows, config.ks)}])
+        if not log.has("env", env_id=target.env_id):
+            rows = [a for a in log.of_type("attempt") if a["env_id"] == target.env_id]
+            log.append([{"type": "env", "env_id": target.env_id, **summarize(rows, config.ks)}])
+    if on_progress:
+        on_progress(done, total, "done")
+    summary = {"config": asdict(config), **sweep_summary(log.of_type("attempt"), config.ks)}
+    write_sweep_report(summary, output)
+    return summary
+
+
+def load(config: SweepConfig) -> Any:
+    from gymverse.policy import load_policy
+
+    try:
+        return load_policy(config.policy, temperature=config.temperature, top_p=config.top_p,
+                           max_model_len=config.max_model_len, generate_max_length=config.generate_max_length,
+                           seed=config.seed, device=config.device)
+    except (ValueError, FileNotFoundError) as error:
+        raise BadInput(str(error)) from None

@@ -1,0 +1,224 @@
+"""Agent evaluation: the pass@k estimator, the progressive schedule, sweeps, their resumption and reports."""
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import gymverse  # noqa: F401  (registers the library)
+from gymverse.evaluation import SweepConfig, difficulty_band, pass_at_k, progressive_levels, run_sweep
+from gymverse.evaluation.checkpoints import checkpoint_name, find_checkpoints, read_checkpoint_list
+from gymverse.evaluation.commands import eval_command
+from gymverse.evaluation.compare import compare_runs
+from gymverse.evaluation.report import write_sweep_report
+from gymverse.evaluation.summary import summarize
+from gymverse.evaluation.sweep import play_instances
+from gymverse.evaluation.targets import BadInput
+from gymverse.policy import OraclePolicy, RandomPolicy
+
+ENV = "gymverse:PeakFinder"
+
+
+@pytest.mark.parametrize("n, c, k, expected", [
+    (5, 2, 1, 2 / 5),
+    (5, 2, 2, 1 - 3 / 10),  # C(3,2) / C(5,2)
+    (10, 3, 5, 1 - 21 / 252),  # C(7,5) / C(10,5)
+    (4, 0, 2, 0.0),
+    (4, 4, 1, 1.0),
+    (4, 2, 3, 1.0),  # fewer failures than draws: a success is certain
+])
+def test_pass_at_k_matches_hand_computed_values(n, c, k, expected):
+    assert pass_at_k(n, c, k) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("n, c, k", [(3, 1, 4), (3, 4, 1), (3, 1, 0), (3, -1, 1)])
+def test_pass_at_k_rejects_impossible_counts(n, c, k):
+    with pytest.raises(ValueError):
+        pass_at_k(n, c, k)
+
+
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))))
+def test_pass_at_1_is_the_success_rate_and_pass_at_k_grows_with_k(nc):
+    n, c = nc
+    assert pass_at_k(n, c, 1) == pytest.approx(c / n)
+    values = [pass_at_k(n, c, k) for k in range(1, n + 1)]
+    assert all(a <= b + 1e-12 for a, b in zip(values, values[1:]))
+
+
+def test_progressive_levels_follow_gymverse_mapping():
+    assert progressive_levels(4) == [1, 4, 7, 10]
+    assert progressive_levels(3) == [1, 5, 10]
+    assert progressive_levels(10) == list(range(1, 11))
+    assert progressive_levels(1) == [1]
+
+
+def test_difficulty_bands_split_at_0_7_and_0_3():
+    assert [difficulty_band(x) for x in (0.71, 0.7, 0.31, 0.3, 0.0)] == ["easy", "medium", "medium", "hard", "hard"]
+
+
+def attempt(instance, success, turns=2, format_errors=0, ended_by="terminated"):
+    return {"env_id": "e", "domain": "d", "level": 1, "instance": instance, "success": success,
+            "return": float(success), "turns": turns, "format_errors": format_errors, "ended_by": ended_by}
+
+
+def test_summary_averages_pass_at_k_over_instances():
+    rows = [attempt(0, True), attempt(0, False), attempt(1, False, format_errors=2), attempt(1, False)]
+    stats = summarize(rows, ks=[1, 2])
+    assert stats["success_rate"] == 0.25
+    assert stats["pass@1"] == pytest.approx((0.5 + 0.0) / 2)
+    assert stats["pass@2"] == pytest.approx((1.0 + 0.0) / 2)
+    assert stats["format_error_rate"] == pytest.approx(2 / 8)
+
+
+def small_config(policy="oracle", **overrides):
+    settings = dict(env_ids=[ENV], policy=policy, levels=[1, 6], instances=3, attempts=2, batch_instances=2)
+    return SweepConfig(**{**settings, **overrides})
+
+
+def test_attempts_of_an_instance_replay_that_instance():
+    config = small_config()
+    episodes = play_instances(OraclePolicy(), config, ENV, level=3, seeds=[11, 12])
+    plays = [[(t.prompt, t.response) for t in e.turns] for e in episodes]  # the solver's reads follow the array
+    assert plays[0] == plays[1] and plays[2] == plays[3]
+    assert plays[0] != plays[2]
+
+
+def test_oracle_sweep_succeeds_everywhere_and_writes_every_record(tmp_path):
+    summary = run_sweep(small_config(), tmp_path)
+    assert summary["overall"]["success_rate"] == 1.0
+    assert summary["overall"]["pass@2"] == 1.0
+    assert set(summary["envs"][ENV]["levels"]) == {1, 6}
+    kinds = [json.loads(line)["type"] for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert kinds[0] == "config"
+    assert (kinds.count("attempt"), kinds.count("instance"), kinds.count("level"), kinds.count("env")) == (12, 6, 2, 1)
+
+
+def test_random_play_fails_more_often_at_a_high_level(tmp_path):
+    summary = run_sweep(small_config("random", levels=[1, 10], instances=6, seed=3), tmp_path,
+                        policy=RandomPolicy(seed=0))
+    levels = summary["envs"][ENV]["levels"]
+    assert levels[1]["success_rate"] > levels[10]["success_rate"]
+
+
+class Interrupting:
+    """The oracle, interrupted (like Ctrl-C) after a number of batches."""
+
+    def __init__(self, batches_before_stop=None):
+        self.calls, self.stop_after = 0, batches_before_stop
+        self.oracle = OraclePolicy()
+
+    def generate(self, prompts, envs=None, stop_at_box=None):
+        self.calls += 1
+        if self.stop_after is not None and self.calls > self.stop_after:
+            raise KeyboardInterrupt
+        return self.oracle.generate(prompts, envs)
+
+
+def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path):
+    config = small_config()
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(config, tmp_path / "cut", policy=Interrupting(batches_before_stop=12))
+    log = tmp_path / "cut" / "records.jsonl"
+    saved = [json.loads(line) for line in log.read_text().splitlines()]
+    finished = {(r["level"], r["instance"]) for r in saved if r["type"] == "instance"}
+    assert 0 < len(finished) < 6
+    with open(log, "a") as file:
+        file.write('{"type": "attempt", "env_id": "gymverse:Pea')  # a record cut by the interruption
+
+    resumed_policy = Interrupting()
+    resumed = run_sweep(config, tmp_path / "cut", policy=resumed_policy)
+    full_policy = Interrupting()
+    full = run_sweep(config, tmp_path / "full", policy=full_policy)
+
+    assert resumed_policy.calls < full_policy.calls  # the finished instances were not played again
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    instances = [(r["level"], r["instance"]) for r in records if r["type"] == "instance"]
+    assert sorted(instances) == sorted(set(instances)) and len(instances) == 6
+    assert len([r for r in records if r["type"] == "attempt"]) == 12
+    assert resumed["envs"] == full["envs"]
+
+
+def test_resuming_with_other_settings_is_refused_and_keeps_the_records(tmp_path):
+    run_sweep(small_config(), tmp_path)
+    before = (tmp_path / "records.jsonl").read_text()
+    with pytest.raises(BadInput, match="instances"):
+        run_sweep(small_config(instances=5), tmp_path)
+    assert (tmp_path / "records.jsonl").read_text() == before
+
+
+def test_report_files_hold_the_tables_and_figures(tmp_path):
+    summary = run_sweep(small_config(), tmp_path)
+    paths = write_sweep_report(summary, tmp_path / "again")
+    assert (tmp_path / "report.md").read_text() == paths["markdown"].read_text()  # run_sweep wrote it too
+    with open(paths["levels_csv"]) as file:
+        rows = list(csv.DictReader(file))
+    assert [(r["env_id"], r["level"]) for r in rows] == [(ENV, "1"), (ENV, "6")]
+    assert "| gymverse:PeakFinder | 1 |" in paths["markdown"].read_text()
+    assert paths["success_vs_complexity"].stat().st_size > 1000
+    saved = json.loads(paths["json"].read_text())
+    assert saved["overall"]["success_rate"] == 1.0 and not math.isnan(saved["overall"]["pass@1"])
+
+
+def test_compare_ranks_the_solver_above_random_play(tmp_path):
+    run_sweep(small_config(), tmp_path / "oracle")
+    run_sweep(small_config("random"), tmp_path / "random")
+    paths = compare_runs({"oracle": tmp_path / "oracle", "random": tmp_path / "random"}, tmp_path / "cmp")
+    with open(paths["csv"]) as file:
+        rows = {r["model"]: float(r["success_rate"]) for r in csv.DictReader(file)}
+    assert rows["oracle"] == 1.0 > rows["random"]
+    assert paths["overall"].is_file() and paths["per_env"].is_file()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(ids=["gymverse:NoSuchGame"]), "unknown env id"),
+    (dict(ids=[ENV], policy="epsilon:lots"), "epsilon:P"),
+    (dict(ids=[ENV], attempts=2, k=[4]), "pass@k"),
+    (dict(), "--all"),
+])
+def test_eval_command_reports_bad_input_without_a_traceback(tmp_path, capsys, arguments, message):
+    with pytest.raises(SystemExit) as exit_info:
+        eval_command(**{"policy": "oracle", "output": tmp_path / "out", **arguments})
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().out.replace("\n", " ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_checkpoints_of_a_run_are_found_in_step_order(tmp_path):
+    for step in (10, 2, 100):
+        folder = tmp_path / "run" / "saved_models" / f"step_{step:05d}"
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+        (folder / "model.safetensors").write_bytes(b"")
+    (tmp_path / "run" / "config.json").write_text("{}")  # the run's own settings, not a model
+    (tmp_path / "run" / "notes").mkdir()
+    found = find_checkpoints(tmp_path / "run")
+    assert [p.name for p in found] == ["step_00002", "step_00010", "step_00100"]
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"# trained\n{found[0]}  # first\n\ntiny\n")
+    assert read_checkpoint_list(listing) == [found[0], Path("tiny")]
+    with pytest.raises(BadInput, match="no saved model"):
+        find_checkpoints(tmp_path / "run" / "notes")
+
+
+def test_a_model_checkpoint_is_scored_for_format_errors_and_context_overflow(tmp_path):
+    from gymverse.policy.tiny import build_tiny_model
+
+    model = str(build_tiny_model(tmp_path / "model"))
+    cramped = run_sweep(SweepConfig([ENV], model, levels=[1], instances=1, attempts=2, max_model_len=32,
+                                    generate_max_length=4), tmp_path / "cramped")
+    assert cramped["overall"]["context_overflow_rate"] == 1.0 and cramped["overall"]["success_rate"] == 0.0
+    terse = run_sweep(SweepConfig([ENV], model, levels=[1], instances=1, attempts=1, template="no", wrappers="",
+                                  generate_max_length=4), tmp_path / "terse")
+    assert terse["overall"]["format_error_rate"] == 1.0  # four tokens cannot hold a \boxed{} command
+    assert terse["overall"]["mean_turns"] > 1 and terse["overall"]["mean_return"] < 0
+
+
+def test_checkpoint_result_folders_get_short_unique_names():
+    taken: set[str] = set()
+    names = [checkpoint_name(Path(p), taken) for p in
+             ("runs/a/saved_models/step_00002", "runs/b/saved_models/step_00002", "epsilon:0.3", "tiny", "tiny")]
+    assert names == ["step_00002", "saved_models_step_00002", "epsilon_0.3", "tiny", "tiny-2"]
