@@ -32,7 +32,8 @@ def envs() -> None:
     from gymverse.env import env_class, registered_ids
 
     table = Table(title="gymverse games")
-    for column in ("id", "domain", "parameter", "level 1", "level 10"):
+    table.add_column("id", no_wrap=True)
+    for column in ("domain", "parameter", "level 1", "level 10"):
         table.add_column(column)
     for env_id in registered_ids("gymverse"):
         cls = env_class(env_id)
