@@ -1,14 +1,17 @@
 """The ``gymverse`` command line: thin wrappers that parse, call the library and print."""
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Callable
 
 import tyro
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from gymverse.evaluation.commands import audit_command, eval_command
+from gymverse.train.sft import sft_command
 
 console = Console()
 
@@ -33,8 +36,10 @@ def envs() -> None:
 
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
-    for column in ("domain", "parameter", "level 1", "level 10"):
-        table.add_column(column)
+    table.add_column("domain")
+    table.add_column("parameter", overflow="fold")
+    table.add_column("level 1", justify="right")
+    table.add_column("level 10", justify="right")
     for env_id in registered_ids("gymverse"):
         cls = env_class(env_id)
         params = list(cls.complexity_params.items()) or [("-", ("-", "-"))]
@@ -115,14 +120,21 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "check": check,
     "eval": eval_command,
     "audit": audit_command,
+    "sft": sft_command,
 }
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2.
+
+    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead.
+    """
     try:
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
-    except UserError as error:
-        console.print(f"[red]error:[/red] {error}")
+    except (UserError, ValueError, FileNotFoundError) as error:
+        if os.environ.get("GYMVERSE_DEBUG"):
+            raise
+        console.print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
 
 

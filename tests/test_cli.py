@@ -21,7 +21,8 @@ def run(argv, capsys):
     return code, out.out + out.err
 
 
-def test_envs_lists_games_with_their_parameters(capsys):
+def test_envs_lists_games_with_their_parameters(capsys, monkeypatch):
+    monkeypatch.setattr(cli.console, "width", 160)
     code, out = run(["envs"], capsys)
     assert code == 0 and "gymverse:PeakFinder" in out and "spare_reads" in out
 
@@ -51,6 +52,8 @@ def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
         (["check"], "--all or --dir"),
         (["check", "gymverse:NoSuchGame"], "unknown env id"),
         (["play", "gymverse:PeakFinder", "--complexity", "0"], "--complexity"),
+        (["sft", "--env-id", "gymverse:NoSuchGame", "--output", "unused"], "unknown environment id"),
+        (["sft", "--pretrain", "/no/such/model", "--output", "unused"], "not a Hugging Face model folder"),
     ],
 )
 def test_bad_input_gets_one_clear_line(argv, message, capsys):
