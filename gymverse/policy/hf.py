@@ -67,6 +67,20 @@ def response_mask(response_ids, device: Any = "cpu"):
     return (torch.arange(width, device=device)[None, :] < lengths[:, None]).float()
 
 
+def load_causal_lm(path: Any, dtype: Any, device: Any) -> Any:
+    """A causal LM from a Hugging Face folder, in ``dtype``, on ``device``.
+
+    transformers 4.56 renamed ``torch_dtype`` to ``dtype``; OAT's GPU stack pins 4.51, so use the
+    name this version understands (the other one would be silently ignored there).
+    """
+    import transformers
+    from transformers import AutoModelForCausalLM
+
+    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
+    name = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+    return AutoModelForCausalLM.from_pretrained(path, **{name: dtype}).to(device)
+
+
 class HFPolicy:
     """A Hugging Face causal LM folder (or ``"tiny"``) that samples replies with their log-probabilities.
 
@@ -94,7 +108,7 @@ class HFPolicy:
         num_threads: int | None = None,
     ) -> None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoTokenizer
 
         if temperature < 0 or not 0 < top_p <= 1:
             raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {temperature} and {top_p}")
@@ -104,7 +118,7 @@ class HFPolicy:
         self.device = torch.device(device)
         # Full precision on CPU: bf16 matmuls there are slow and imprecise.
         torch_dtype = torch.float32 if self.device.type == "cpu" else dtype
-        self.model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype).to(self.device)
+        self.model = load_causal_lm(self.path, torch_dtype, self.device)
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
         self.temperature, self.top_p = temperature, top_p
         self.max_model_len = max_model_len or self.model.config.max_position_embeddings
