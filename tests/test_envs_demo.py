@@ -90,8 +90,8 @@ def test_courier_status_gives_the_way_to_the_address():
 def test_mail_sorter_charges_a_mistake_for_a_wrong_bin_and_loses_when_none_are_left():
     env = MailSorter(complexity=1)
     env.reset(seed=0)
-    env.stack, env.mistakes_left = ["B", "C"], 1
-    observation, reward, terminated, *_ = env.step("\\boxed{bin a}")
-    assert (reward, terminated, env.mistakes_left) == (0.0, False, 0) and "goes to B" in observation
-    observation, reward, terminated, *_ = env.step("\\boxed{bin A}")
+    env.stack, env.mistakes_left = ["Berlin", "Cairo"], 1
+    observation, reward, terminated, *_ = env.step("\\boxed{athens}")
+    assert (reward, terminated, env.mistakes_left) == (0.0, False, 0) and "goes to Berlin" in observation
+    observation, reward, terminated, *_ = env.step("\\boxed{Athens}")
     assert (reward, terminated) == (0.0, True) and "lost" in observation

@@ -1,29 +1,32 @@
-"""Sort a stack of letters into lettered bins, one letter per turn, with few mistakes allowed.
+"""Sort a stack of letters into bins named after cities, one letter per turn, with few mistakes allowed.
 
-Every observation ends with the current letter, so the game can be played from the latest observation
-alone (the CPU training demo relies on it). Higher levels mean taller stacks, more bins (a random
-guess is wrong more often) and no mistakes to spare.
+Every observation ends with the current letter's city, so the game can be played from the latest
+observation alone (the CPU training demo relies on it). Higher levels mean taller stacks, more bins
+(a random guess is wrong more often) and no mistakes to spare.
 """
 
-import string
-
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+
+# One city per initial, so a small model can tell them apart from their first letter.
+CITIES = ("Athens", "Berlin", "Cairo", "Dublin", "Essen", "Fez", "Geneva", "Hanoi", "Izmir", "Jakarta", "Kyoto",
+          "Lima", "Madrid", "Nairobi", "Oslo", "Paris", "Quito", "Rome", "Seoul", "Tokyo", "Ulm", "Vienna",
+          "Warsaw", "Xian", "York", "Zurich")
 
 
 class MailSorter(EvolvableEnv):
     domain = "games"
     complexity_params = {"letters": (2, 8), "bins": (3, 12), "spare_mistakes": (2, 0)}
     param_variance = {"letters": 1, "bins": 1}
-    example_command = "bin A"
+    example_command = "Athens"
 
     def _new_episode(self) -> str:
-        self.bins = string.ascii_uppercase[: min(self.params["bins"], 26)]
+        self.bins = CITIES[: min(self.params["bins"], len(CITIES))]
         self.stack = [self.rng.choice(self.bins) for _ in range(self.params["letters"])]
         self.sorted = 0
         self.mistakes_left = self.params["spare_mistakes"]
         return (
-            f"Post office: put each letter in its bin (bins {self.bins[0]} to {self.bins[-1]}).\n"
-            f"Command: \\boxed{{bin X}}, e.g. \\boxed{{{self.example_command}}}.\n" + self.status()
+            f"Post office: put each letter in the bin of its city (bins: {', '.join(self.bins)}).\n"
+            f"Command: the city, e.g. \\boxed{{{self.example_command}}}.\n" + self.status()
         )
 
     def turn_limit(self) -> int:
@@ -32,15 +35,16 @@ class MailSorter(EvolvableEnv):
     def status(self) -> str:
         if self.sorted == len(self.stack):
             return "All letters are sorted."
-        destination = self.stack[self.sorted]
+        # The city comes last, so a small model finds it at the end of the prompt.
         letter = f"Letter {self.sorted + 1} of {len(self.stack)}"
-        return f"{letter} goes to bin {destination}. Mistakes left: {self.mistakes_left}."
+        return f"Mistakes left: {self.mistakes_left}. {letter} goes to {self.stack[self.sorted]}."
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)
-        if verb != "bin" or len(args) != 1 or args[0].upper() not in self.bins or len(args[0]) != 1:
-            raise InvalidAction(f"use 'bin X' with a bin from {self.bins[0]} to {self.bins[-1]}. {self.status()}")
-        chosen, destination = args[0].upper(), self.stack[self.sorted]
+        chosen = verb.capitalize()
+        if args or chosen not in self.bins:
+            raise InvalidAction(f"reply with one city from the list of bins. {self.status()}")
+        destination = self.stack[self.sorted]
         if chosen != destination:
             if self.mistakes_left == 0:
                 return lose(f"Wrong bin: the letter goes to {destination}, not {chosen}. You lost.")
@@ -52,10 +56,10 @@ class MailSorter(EvolvableEnv):
         return Feedback(f"Put in bin {chosen}. {self.status()}")
 
     def _reveal(self) -> str:
-        return f"The remaining letters go to bins {', '.join(self.stack[self.sorted:])}."
+        return f"The remaining letters go to {', '.join(self.stack[self.sorted:])}."
 
     def oracle_action(self) -> str:
-        return "\\boxed{bin %s}" % self.stack[self.sorted]
+        return "\\boxed{%s}" % self.stack[self.sorted]
 
     def random_action(self, rng) -> str:
-        return "\\boxed{bin %s}" % rng.choice(self.bins)
+        return "\\boxed{%s}" % rng.choice(self.bins)
