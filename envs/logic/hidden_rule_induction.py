@@ -36,7 +36,7 @@ def describe(condition: tuple[str, int, bool]) -> str:
 class HiddenRuleInduction(EvolvableEnv):
     domain = "logic"
     complexity_params = {
-        "conditions": (1, 3), "length": (4, 5), "items": (3, 8), "tests": (6, 4), "mistakes_allowed": (2, 0),
+        "conditions": (1, 3), "length": (4, 5), "items": (4, 10), "tests": (6, 4), "mistakes_allowed": (1, 0),
     }
     param_variance = {"items": 1, "tests": 1}
     example_command = "test 1 2 3 4"
