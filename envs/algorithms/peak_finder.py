@@ -1,4 +1,4 @@
-"""Find a peak in a hidden array by reading one cell at a time, within a read budget."""
+"""Find the summit of a hidden mountain array (it rises, then falls) by reading one cell at a time."""
 
 import math
 
@@ -17,23 +17,31 @@ class PeakFinder(EvolvableEnv):
 
     def _new_episode(self) -> str:
         self.length = n = self.params["length"]
-        self.salt = self.rng.getrandbits(64)  # values are derived on demand, so reset stays O(1)
+        # Values are derived on demand, so reset stays O(1): a random base and slopes on each side of
+        # the summit, plus per-cell jitter smaller than the slope (so both sides stay strictly monotone).
+        self.salt = self.rng.getrandbits(64)
+        self.summit = self.rng.randrange(n)
+        self.base = self.rng.randrange(1000)
+        self.rise, self.fall = self.rng.randint(5, 60), self.rng.randint(5, 60)
         self.known: dict[int, int] = {}
         self.lo, self.hi = 0, n - 1  # the solver's search window
         self.budget = 2 * math.ceil(math.log2(n + 1)) + self.params["spare_reads"]
         self.reads = 0
         return (
-            f"A hidden array has {n} integers, indexed 0 to {n - 1}. A peak is an index whose value is\n"
-            "at least that of each existing neighbour (every array has one).\n"
+            f"A hidden array has {n} integers, indexed 0 to {n - 1}. It is a mountain: the values strictly\n"
+            "rise up to one summit, then strictly fall (the summit may also be the first or last cell).\n"
             f"Commands: \\boxed{{read i}} shows the value at index i (you have {self.budget} reads);\n"
-            "\\boxed{answer i} claims that index i is a peak and ends the game.\n"
+            "\\boxed{answer i} claims that index i is the summit and ends the game.\n"
             "Example: \\boxed{read 0}"
         )
 
     def value(self, i: int) -> int:
         x = ((i + 1) * _MIX + self.salt) & _MASK
         x = ((x ^ (x >> 31)) * _MIX2) & _MASK
-        return (x >> 16) % (10 * self.length + 1)
+        top = self.base + self.summit * self.rise
+        if i <= self.summit:
+            return top - (self.summit - i) * self.rise + (x >> 16) % self.rise
+        return top - (i - self.summit) * self.fall + (x >> 16) % self.fall
 
     def turn_limit(self) -> int:
         return self.budget + 5
@@ -52,19 +60,12 @@ class PeakFinder(EvolvableEnv):
             self.reads += 1
             self.known[index] = self.value(index)
             return Feedback(f"value[{index}] = {self.known[index]}")
-        if self._is_peak(index):
-            return win(f"Index {index} is a peak. You win!")
-        return lose(f"Index {index} is not a peak. You lost.")
-
-    def _is_peak(self, i: int) -> bool:
-        return all(self.value(i) >= self.value(j) for j in (i - 1, i + 1) if 0 <= j < self.length)
+        if index == self.summit:
+            return win(f"Index {index} is the summit. You win!")
+        return lose(f"Index {index} is not the summit. {self._reveal()} You lost.")
 
     def _reveal(self) -> str:
-        lo, hi = 0, self.length - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            lo, hi = (mid + 1, hi) if self.value(mid) < self.value(mid + 1) else (lo, mid)
-        return f"A peak was at index {lo}."
+        return f"The summit was at index {self.summit}."
 
     def oracle_action(self) -> str:
         # Binary search on the slope: compare mid and mid+1, keep the uphill half.
