@@ -307,3 +307,29 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tm
     assert load_trainer_state(resumed)["curriculum"] == load_trainer_state(straight)["curriculum"]
     a, b = weights(straight), weights(resumed)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+# -- the RL update ---------------------------------------------------------------------------------
+def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_advantage(micro_model, tmp_path):
+    from gymverse.policy.hf import sequence_logprobs
+
+    args = parse_train_args(short_run(micro_model, tmp_path, "--rollout_batch_size", "16", "--train_batch_size", "16",
+                                      "--train_batch_size_per_device", "8", "--generate_max_length", "6"))
+    trainer = Trainer(args, progress=False)
+    trainer.setup()
+    samples = turn_samples([e for eps in trainer.collect(1).values() for e in eps], args.gamma, False)[:16]
+    prompts, responses = [s.prompt_ids for s in samples], [s.response_ids for s in samples]
+
+    def rescored():
+        with torch.no_grad():
+            return sequence_logprobs(trainer.policy.model, prompts, responses, args.temperature,
+                                     trainer.tokenizer.pad_token_id)
+
+    before = rescored()
+    for i, s in enumerate(samples):  # the first PPO ratio is 1: training scores tokens as sampling drew them
+        assert before[i, : len(s.logprobs)] == pytest.approx(torch.tensor(s.logprobs), abs=1e-5)
+    advantages = [1.0 if i % 2 == 0 else -1.0 for i in range(len(samples))]
+    stats = trainer.learn(samples, advantages, step=1)
+    assert stats["ratio_mean"] == pytest.approx(1.0, abs=1e-5) and stats["clip_fraction"] == 0.0
+    change = (rescored() - before).sum(-1)  # the sampling policy itself was updated, not a copy
+    assert change[0::2].mean() > 0 > change[1::2].mean()

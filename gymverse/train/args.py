@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, Optional
 
 from gymverse.curriculum import CURRICULA
+from gymverse.rollout import split_env_ids
 
 # Two games whose early levels a tiny byte-level model learns from the latest observation alone.
 DEMO_ENVS = "gymverse:GridCourier|gymverse:MailSorter"
@@ -185,11 +186,6 @@ class ArgsError(ValueError):
     """A flag value the trainer cannot use; the message says which and why."""
 
 
-def split_ids(spec: str) -> list[str]:
-    """``"a|b"`` -> ``["a", "b"]`` (empty parts dropped)."""
-    return [part.strip() for part in spec.split("|") if part.strip()]
-
-
 def ignored_flags(argv: list[str]) -> list[str]:
     """The GPU-only flags present on a command line, as the user wrote them."""
     found = []
@@ -217,7 +213,7 @@ def curriculum_params(args: EnvArgs) -> dict:
 
 def validate_env_args(args: EnvArgs) -> None:
     """Raise :class:`ArgsError` for values no trainer can run with."""
-    if not split_ids(args.env_id):
+    if not split_env_ids(args.env_id):
         raise ArgsError("--env_id is empty; give one or more environment ids joined by '|'")
     if args.num_env < 1:
         raise ArgsError(f"--num_env must be at least 1, got {args.num_env}")
@@ -231,7 +227,7 @@ def validate_env_args(args: EnvArgs) -> None:
     if args.curriculum not in CURRICULA:
         raise ArgsError(f"unknown --curriculum {args.curriculum!r}; choose one of {sorted(CURRICULA)}")
     try:
-        levels = [int(level) for level in split_ids(args.eval_difficulty)]
+        levels = [int(level) for level in split_env_ids(args.eval_difficulty)]
     except ValueError:
         raise ArgsError(f"--eval_difficulty must be integers joined by '|', got {args.eval_difficulty!r}") from None
     if not levels or min(levels) < 1:

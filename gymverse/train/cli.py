@@ -3,7 +3,8 @@
 import sys
 from pathlib import Path
 
-from gymverse.train.args import ArgsError, TrainArgs, ignored_flags, split_ids, validate_train_args
+from gymverse.rollout import split_env_ids
+from gymverse.train.args import ArgsError, TrainArgs, ignored_flags, validate_train_args
 
 
 def parse_train_args(argv: list[str]) -> TrainArgs:
@@ -28,7 +29,7 @@ def train_from_argv(argv: list[str]) -> Path | None:
     args = parse_train_args(argv)
     try:
         validate_train_args(args)
-        check_env_ids(split_ids(args.env_id) + split_ids(args.eval_envs))
+        check_env_ids(split_env_ids(args.env_id) + split_env_ids(args.eval_envs))
     except ArgsError as error:
         print(f"error: {error}", file=sys.stderr)
         return None

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from gymverse.perpo import aggregate_tokens, discounted_returns, kl_penalty, normalize_per_env, ppo_clip_loss
+from gymverse.policy.hf import load_causal_lm
 from gymverse.policy.tiny import TINY
-from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs, curriculum_params, split_ids
+from gymverse.rollout import split_env_ids
+from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs, curriculum_params
 from gymverse.train.checkpoints import (
     load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, save_checkpoint,
     save_trainer_state, step_dir_name,
@@ -75,9 +77,9 @@ class Trainer:
     def __init__(self, args: TrainArgs, progress: bool = True) -> None:
         self.args = args
         self.progress = progress
-        self.env_ids = split_ids(args.env_id)
-        self.eval_ids = split_ids(args.eval_envs) or self.env_ids
-        self.eval_levels = [int(level) for level in split_ids(args.eval_difficulty)]
+        self.env_ids = split_env_ids(args.env_id)
+        self.eval_ids = split_env_ids(args.eval_envs) or self.env_ids
+        self.eval_levels = [int(level) for level in split_env_ids(args.eval_difficulty)]
         self.total_steps = args.max_train // args.rollout_batch_size
         self.run_dir = resolve_run_dir(args.save_path, args.wb_run_name, args.resume)
         self.files = RunFiles(self.run_dir)
@@ -119,10 +121,8 @@ class Trainer:
             (enable or self.model.gradient_checkpointing_enable)()
         self.reference = None
         if args.beta > 0:
-            from transformers import AutoModelForCausalLM
-
             ref_path = resolve_pretrain(args.ref_pretrain) if args.ref_pretrain else self.reference_path
-            self.reference = AutoModelForCausalLM.from_pretrained(ref_path, dtype=self.model.dtype).to(args.device)
+            self.reference = load_causal_lm(ref_path, self.model.dtype, args.device)
             self.reference.eval().requires_grad_(False)
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=args.learning_rate, betas=(args.adam_beta_1, args.adam_beta_2),
@@ -163,12 +163,12 @@ class Trainer:
         if episodes == 0:
             return pretrain
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoTokenizer
 
         from gymverse.train.sft import collect_demonstrations, train_on_demonstrations
 
         tokenizer = AutoTokenizer.from_pretrained(pretrain)
-        model = AutoModelForCausalLM.from_pretrained(pretrain, dtype=torch.float32).to(args.device)
+        model = load_causal_lm(pretrain, torch.float32, args.device)
         levels = list(range(args.train_difficulty, args.train_difficulty + args.sft_levels))
         pairs = collect_demonstrations(self.env_ids, episodes, levels, args.prompt_template,
                                        wrappers_spec(args.wrappers), tokenizer, seed=derive_seed(self.seed, 7))

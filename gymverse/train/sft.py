@@ -159,8 +159,9 @@ def sft_command(
         cpu_threads: Torch threads on a CPU (0: torch's default); small models are fastest on one.
     """
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
+    from gymverse.policy.hf import load_causal_lm
     from gymverse.policy.tiny import resolve_pretrain
     from gymverse.rollout import split_env_ids
 
@@ -171,7 +172,7 @@ def sft_command(
         torch.set_num_threads(cpu_threads)
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device)
+    model = load_causal_lm(path, torch.float32, device)
     pairs = collect_demonstrations(env_ids, episodes, levels, prompt_template, wrappers, tokenizer, epsilon, seed)
     result = train_on_demonstrations(model, tokenizer, pairs, epochs, batch_size, learning_rate, seed)
     out = Path(output)
