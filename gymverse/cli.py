@@ -3,7 +3,7 @@
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Callable
+from typing import Callable
 
 import tyro
 from rich.console import Console

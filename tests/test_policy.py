@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM
 
 import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
@@ -20,16 +20,6 @@ from gymverse.policy.stopping import cut_after_box, first_box_end
 from gymverse.policy.tiny import TINY_ARCHITECTURE, resolve_pretrain
 
 CHAT_PROMPT = "<|im_start|>user\nFind the peak.<|im_end|>\n<|im_start|>assistant\n"
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory):
-    return resolve_pretrain("tiny", cache_dir=tmp_path_factory.mktemp("cache"))
-
-
-@pytest.fixture(scope="module")
-def tokenizer(tiny_dir):
-    return AutoTokenizer.from_pretrained(tiny_dir)
 
 
 def policy(tiny_dir, **kwargs):

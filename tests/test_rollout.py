@@ -6,14 +6,12 @@ import io
 import gem
 import pytest
 from gem.envs.registration import ENV_REGISTRY
-from transformers import AutoTokenizer
 
 import gymverse  # noqa: F401  (registers the games)
 from gymverse.env import EvolvableEnv, Feedback, set_env_complexity
 from gymverse.policy import OraclePolicy
 from gymverse.policy.base import Generation
 from gymverse.policy.hf import HFPolicy
-from gymverse.policy.tiny import resolve_pretrain
 from gymverse.rollout import (
     TEMPLATES, Episode, apply_template, collect_episodes, make_env_group, split_env_ids,
 )
@@ -62,16 +60,6 @@ class Scripted:
             win = env.turn + 1 >= 1 + env.tag % env.params["turns"]
             replies.append(Generation("\\boxed{win}" if win else "\\boxed{wait}", truncated=self.truncate))
         return replies
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory):
-    return resolve_pretrain("tiny", cache_dir=tmp_path_factory.mktemp("cache"))
-
-
-@pytest.fixture(scope="module")
-def tokenizer(tiny_dir):
-    return AutoTokenizer.from_pretrained(tiny_dir)
 
 
 def tag_of(text: str) -> str:

@@ -13,24 +13,6 @@ from gymverse.train.sft import Demonstrator, collect_demonstrations, sft_command
 ENVS = ["gymverse:GridCourier", "gymverse:MailSorter"]
 
 
-@pytest.fixture(scope="module")
-def micro_model(tmp_path_factory):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from gymverse.policy.tiny import build_tiny_tokenizer
-
-    path = tmp_path_factory.mktemp("micro")
-    tokenizer = build_tiny_tokenizer()
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
-                         tie_word_embeddings=True)
-    LlamaForCausalLM(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
-
-
 def test_labels_are_the_solver_moves_even_when_the_played_move_is_random():
     env = MailSorter(complexity=5)
     env.reset(seed=1)

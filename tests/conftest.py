@@ -1,0 +1,38 @@
+"""Fixtures shared by the model tests: the built-in tiny model and a one-layer micro model."""
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory):
+    """The built-in tiny model, built into a fresh cache (the same path `--pretrain tiny` takes)."""
+    from gymverse.policy.tiny import resolve_pretrain
+
+    return resolve_pretrain("tiny", cache_dir=tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="session")
+def tokenizer(tiny_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(tiny_dir)
+
+
+@pytest.fixture(scope="session")
+def micro_model(tmp_path_factory):
+    """A one-layer model with the tiny model's byte tokenizer: fast enough for end-to-end runs."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from gymverse.policy.tiny import build_tiny_tokenizer
+
+    path = tmp_path_factory.mktemp("micro")
+    tokenizer = build_tiny_tokenizer()
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
+                         tie_word_embeddings=True)
+    LlamaForCausalLM(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
