@@ -16,7 +16,7 @@ from gymverse.rollout import split_env_ids
 
 # Two games whose early levels a tiny byte-level model learns from the latest observation alone.
 DEMO_ENVS = "gymverse:GridCourier|gymverse:MailSorter"
-SFT_EPISODES_FOR_TINY = 150
+SFT_EPISODES_FOR_TINY = 100
 TEMPLATE_NAMES = Literal["qwen3_game", "qwen3_general", "qwen3_tool", "code", "no", "chat"]
 
 
@@ -90,9 +90,10 @@ class TrainArgs(EnvArgs):
     ref_pretrain: Optional[str] = None
     # Supervised warm start from solver demonstrations before RL: episodes per environment, played
     # at the sft_levels complexities from train_difficulty up (-1: SFT_EPISODES_FOR_TINY when
-    # --pretrain is "tiny", an untrained model, and none otherwise; 0: never).
+    # --pretrain is "tiny", an untrained model, and none otherwise; 0: never). The demo's warm start
+    # covers level 1 only, so the model starts partly competent and RL has something left to learn.
     sft_episodes: int = -1
-    sft_levels: int = 3
+    sft_levels: int = 1
     sft_epochs: int = 3
     sft_batch_size: int = 16
     sft_learning_rate: float = 2e-3
@@ -113,7 +114,8 @@ class TrainArgs(EnvArgs):
     num_ppo_epochs: int = 1
     cliprange: float = 0.2
     beta: float = 0.0
-    learning_rate: float = 1e-4  # OAT: 5e-7 (for billion-parameter models)
+    # On 48-turn batches, 1e-4 and above let the first Adam steps swamp the signal and success falls.
+    learning_rate: float = 3e-5  # OAT: 5e-7 (for billion-parameter models)
     lr_scheduler: Literal["cosine_with_min_lr", "polynomial", "constant"] = "constant"  # OAT: cosine_with_min_lr
     lr_warmup_ratio: float = 0.0  # OAT: 0.03
     max_norm: float = 1.0
@@ -128,7 +130,7 @@ class TrainArgs(EnvArgs):
     train_batch_size: int = 16  # OAT: 128
     train_batch_size_per_device: int = 16  # OAT: 1
     # Training stops after this many turns (max_train // rollout_batch_size steps).
-    max_train: int = 1440  # OAT: 50000
+    max_train: int = 2880  # OAT: 50000
 
     # Evaluation (eval_steps <= 0: only before and after training).
     eval_steps: int = 10  # OAT: 20
