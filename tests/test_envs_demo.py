@@ -1,27 +1,15 @@
 """The two games the CPU training demo learns: GridCourier and MailSorter."""
 
-import random
-
 import pytest
 
 from gymverse.envs.games.grid_courier import GridCourier
 from gymverse.envs.games.mail_sorter import MailSorter
 
+from episodes import play
+
 GAMES = [GridCourier, MailSorter]
 BAD = ["", "no box", "\\boxed{}", "\\boxed{fly}", "\\boxed{up 3}", "\\boxed{bin}", "\\boxed{bin Z}",
        "\\boxed{bin AB}", "\\boxed{bin 1}", "\\boxed{ünï ☃ {nested {x}}}", "\\boxed{" + "9" * 5000 + "}"]
-
-
-def play(env, seed, epsilon=0.0, agent_seed=0):
-    observation, _ = env.reset(seed=seed)
-    agent = random.Random(agent_seed)
-    trace = [(observation, 0.0)]
-    while True:
-        action = env.random_action(agent) if agent.random() < epsilon else env.oracle_action()
-        observation, reward, terminated, truncated, info = env.step(action)
-        trace.append((observation, reward))
-        if terminated or truncated:
-            return info["success"], trace
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)

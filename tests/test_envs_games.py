@@ -13,20 +13,9 @@ from gymverse.envs.games.key_door_dungeon import KeyDoorDungeon
 from gymverse.envs.games.lights_out import LightsOut, fewest_presses, press_mask
 from gymverse.envs.games.take_away_duel import TakeAwayDuel, grundy_table
 
+from episodes import play
+
 GAMES = [Battleship, CodeLock, HotColdTreasure, KeyDoorDungeon, LightsOut, TakeAwayDuel]
-
-
-def play(env, seed, epsilon=0.0, agent_seed=0):
-    """One episode of the epsilon-solver; returns (success, [(observation, reward), ...])."""
-    observation, _ = env.reset(seed=seed)
-    agent = random.Random(agent_seed)
-    trace = [(observation, 0.0)]
-    while True:
-        action = env.random_action(agent) if agent.random() < epsilon else env.oracle_action()
-        observation, reward, terminated, truncated, info = env.step(action)
-        trace.append((observation, reward))
-        if terminated or truncated:
-            return info["success"], trace
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
