@@ -41,7 +41,27 @@ def lose(text: str) -> Feedback:
     return Feedback(text, reward=0.0, done=True, success=False)
 
 
-class EvolvableEnv(gem.Env):
+class ComplexityKnob:
+    """A complexity that changes at the next ``reset``, never in the running episode."""
+
+    _complexity: int
+    _next_complexity: int
+
+    def set_complexity(self, complexity: int) -> None:
+        """Use ``complexity`` from the next ``reset`` on; the running episode is unchanged."""
+        self._next_complexity = validate_complexity(complexity)
+
+    def get_complexity(self) -> int:
+        """The complexity the next episode will use."""
+        return self._next_complexity
+
+    @property
+    def complexity(self) -> int:
+        """The complexity of the current episode."""
+        return self._complexity
+
+
+class EvolvableEnv(ComplexityKnob, gem.Env):
     domain: ClassVar[str] = "misc"
     complexity_params: ClassVar[dict[str, tuple[float, float]]] = {}
     param_variance: ClassVar[dict[str, float]] = {}
@@ -71,19 +91,6 @@ class EvolvableEnv(gem.Env):
         self._lines_level = 0
 
     # -- complexity ---------------------------------------------------------------------------
-    def set_complexity(self, complexity: int) -> None:
-        """Use ``complexity`` from the next ``reset`` on; the running episode is unchanged."""
-        self._next_complexity = validate_complexity(complexity)
-
-    def get_complexity(self) -> int:
-        """The complexity the next episode will use."""
-        return self._next_complexity
-
-    @property
-    def complexity(self) -> int:
-        """The complexity of the current episode."""
-        return self._complexity
-
     def evolve(
         self,
         step_success_rate: float,

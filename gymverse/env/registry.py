@@ -19,7 +19,7 @@ import gem
 from gem.envs.registration import ENV_REGISTRY
 
 from gymverse.env.complexity import validate_complexity
-from gymverse.env.core import EvolvableEnv
+from gymverse.env.core import ComplexityKnob, EvolvableEnv
 
 NAMESPACE = "gymverse"
 PLUGIN_GROUP = "gymverse.envs"
@@ -35,7 +35,7 @@ class RegistrationReport:
         self.failed.update(other.failed)
 
 
-class RebuildOnComplexity(gem.Env):
+class RebuildOnComplexity(ComplexityKnob, gem.Env):
     """Gives a constructor-only env ``set_complexity``: the env is rebuilt at the next reset."""
 
     def __init__(self, env_class: Callable[..., gem.Env], complexity: int = 1, **kwargs: Any) -> None:
@@ -43,16 +43,6 @@ class RebuildOnComplexity(gem.Env):
         self.kwargs = kwargs
         self._complexity = self._next_complexity = validate_complexity(complexity)
         self.inner = env_class(complexity=self._complexity, **kwargs)
-
-    def set_complexity(self, complexity: int) -> None:
-        self._next_complexity = validate_complexity(complexity)
-
-    def get_complexity(self) -> int:
-        return self._next_complexity
-
-    @property
-    def complexity(self) -> int:
-        return self._complexity
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
         if self._next_complexity != self._complexity:
