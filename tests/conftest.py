@@ -1,6 +1,15 @@
-"""Fixtures shared by the model tests: the built-in tiny model and a one-layer micro model."""
+"""Shared by all tests: reproducible Hypothesis examples, the built-in tiny model and a one-layer micro model."""
+
+import os
 
 import pytest
+from hypothesis import settings
+
+# The same examples on every run, so that a CI verdict can be reproduced;
+# `HYPOTHESIS_PROFILE=explore pytest` searches afresh on each run.
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from transformers import AutoModelForCausalLM
 
@@ -59,9 +59,16 @@ def test_tiny_loads_through_the_auto_classes(tiny_dir, tokenizer):
 @settings(max_examples=50, deadline=None)
 @given(st.text(max_size=200))
 def test_tiny_tokenizer_is_byte_level(tokenizer, text):
+    assume(not any(special in text for special in tokenizer.all_special_tokens))
     ids = tokenizer.encode(text, add_special_tokens=False)
     assert ids == list(text.encode("utf-8"))
     assert tokenizer.decode(ids) == text
+
+
+def test_special_token_text_encodes_to_its_one_id(tokenizer):
+    for special in tokenizer.all_special_tokens:
+        ids = tokenizer.encode(f"a{special}b", add_special_tokens=False)
+        assert ids == [ord("a"), tokenizer.convert_tokens_to_ids(special), ord("b")]
 
 
 def test_resolve_pretrain_reuses_the_built_folder(tiny_dir):
