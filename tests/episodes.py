@@ -1,16 +1,32 @@
 """Playing one episode of a game with the epsilon-solver, for the per-domain game tests."""
 
 import random
+from typing import Any, NamedTuple
 
 
-def play(env, seed, epsilon=0.0, agent_seed=0):
-    """One episode of the epsilon-solver; returns (success, [(observation, reward), ...])."""
-    observation, _ = env.reset(seed=seed)
+class Step(NamedTuple):
+    action: str
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+class Episode(NamedTuple):
+    success: bool
+    opening: str
+    steps: list[Step]
+
+
+def play(env, seed, epsilon=0.0, agent_seed=0) -> Episode:
+    """One episode of the solver, which plays a random action instead with probability ``epsilon``."""
+    opening, _ = env.reset(seed=seed)
     agent = random.Random(agent_seed)
-    trace = [(observation, 0.0)]
+    steps = []
     while True:
         action = env.random_action(agent) if agent.random() < epsilon else env.oracle_action()
-        observation, reward, terminated, truncated, info = env.step(action)
-        trace.append((observation, reward))
-        if terminated or truncated:
-            return info["success"], trace
+        step = Step(action, *env.step(action))
+        steps.append(step)
+        if step.terminated or step.truncated:
+            return Episode(step.info["success"], opening, steps)

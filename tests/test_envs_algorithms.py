@@ -11,6 +11,8 @@ from gymverse.envs.algorithms.peak_finder import PeakFinder
 from gymverse.envs.algorithms.shortest_path import ShortestPath
 from gymverse.envs.algorithms.sorted_matrix_search import SortedMatrixSearch
 
+from episodes import play
+
 GAMES = [PeakFinder, ShortestPath, CounterfeitCoin, SortedMatrixSearch, BuildOrder, ExpressionTree]
 
 # Malformed or out-of-range commands for each game (at level 1), on top of the generic ones below.
@@ -25,42 +27,30 @@ BAD_COMMANDS = {
 GENERIC_BAD = ["\\boxed{}", "no box", "\\boxed{dance 3}", "\\boxed{ünï ☃ {nested {x}}}", "\\boxed{" + "9" * 5000 + "}"]
 
 
-def play_episode(env, level, seed, epsilon=0.0, picker_seed=0):
-    """Epsilon-solver play (epsilon=0: the oracle alone); returns (success, trace)."""
-    env.set_complexity(level)
-    trace = [env.reset(seed=seed)[0]]
-    picker = random.Random(picker_seed)
-    while True:
-        action = env.random_action(picker) if picker.random() < epsilon else env.oracle_action()
-        observation, reward, terminated, truncated, info = env.step(action)
-        trace.append((action, observation, reward, terminated, truncated))
-        if terminated or truncated:
-            return info["success"], trace
-
-
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 @pytest.mark.parametrize("level", [1, 5, 10, 15, 20])
 def test_oracle_wins(game, level):
-    env = game()
+    env = game(complexity=level)
     for seed in range(4):
-        success, trace = play_episode(env, level, seed)
-        assert success, trace[-1]
-        assert all(step[2] >= 0 for step in trace[1:])  # the solver never issues an invalid command
+        episode = play(env, seed)
+        assert episode.success, episode.steps[-1]
+        assert all(step.reward >= 0 for step in episode.steps)  # the solver never issues an invalid command
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_epsilon_solver_finds_level_10_harder(game):
-    env = game()
-    rates = [sum(play_episode(env, level, seed, 0.3, 1000 + seed)[0] for seed in range(60)) / 60 for level in (1, 10)]
+    rates = [
+        sum(play(game(complexity=level), seed, 0.3, agent_seed=1000 + seed).success for seed in range(60)) / 60
+        for level in (1, 10)
+    ]
     assert rates[0] >= rates[1] + 0.2, rates
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_same_seed_same_trace(game):
-    traces = [play_episode(game(), 6, seed=11, epsilon=0.4, picker_seed=3)[1] for _ in range(2)]
-    assert traces[0] == traces[1]
-    other = play_episode(game(), 6, seed=12, epsilon=0.4, picker_seed=3)[1]
-    assert other != traces[0]
+    first, again = (play(game(complexity=6), seed=11, epsilon=0.4, agent_seed=3) for _ in range(2))
+    assert first == again
+    assert play(game(complexity=6), seed=12, epsilon=0.4, agent_seed=3) != first
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
@@ -71,7 +61,7 @@ def test_bad_commands_cost_a_little_and_the_game_goes_on(game):
     for command in GENERIC_BAD + ["\\boxed{%s}" % c for c in BAD_COMMANDS[game]]:
         _, reward, terminated, truncated, _ = env.step(command)
         assert (reward, terminated, truncated) == (-0.1, False, False), command
-    assert play_episode(env, 1, 0)[0]  # still a normal game afterwards
+    assert play(env, 0).success  # still a normal game afterwards
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
@@ -125,7 +115,7 @@ def test_building_before_prerequisites_loses():
 def test_shortest_path_oracle_opens_only_towns_closer_than_the_goal():
     env = ShortestPath(complexity=8)
     for seed in range(5):
-        success, _ = play_episode(env, 8, seed)
+        success = play(env, seed).success
         goal_distance = env.distance[env.goal]
         assert success and all(env.distance[t] < goal_distance for t in env.opened)
 
@@ -134,6 +124,6 @@ def test_expression_oracle_skips_branches_not_taken():
     env = ExpressionTree(complexity=10)
     skipped = 0
     for seed in range(10):
-        assert play_episode(env, 10, seed)[0]
+        assert play(env, seed).success
         skipped += len(env.nodes) - len(env.seen)
     assert skipped > 0

@@ -23,17 +23,17 @@ GAMES = [Battleship, CodeLock, HotColdTreasure, KeyDoorDungeon, LightsOut, TakeA
 def test_oracle_wins(game, level):
     env = game(complexity=level)
     for seed in range(3):
-        success, trace = play(env, seed)
-        assert success, f"seed {seed}: {trace[-1][0]}"
-        assert trace[-1][1] == 1.0
-        assert all(reward == 0.0 for _, reward in trace[:-1])
+        episode = play(env, seed)
+        assert episode.success, f"seed {seed}: {episode.steps[-1].observation}"
+        assert episode.steps[-1].reward == 1.0
+        assert all(step.reward == 0.0 for step in episode.steps[:-1])
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_random_moves_hurt_more_at_level_10(game):
     def success_rate(level):
         env = game(complexity=level)
-        return sum(play(env, 1000 + i, epsilon=0.3, agent_seed=i)[0] for i in range(60)) / 60
+        return sum(play(env, 1000 + i, epsilon=0.3, agent_seed=i).success for i in range(60)) / 60
 
     easy, hard = success_rate(1), success_rate(10)
     assert easy - hard >= 0.2, (easy, hard)
@@ -45,7 +45,7 @@ def test_same_seed_same_trace(game):
     second = play(game(complexity=7), seed=5, epsilon=0.5, agent_seed=3)
     assert first == second
     other = play(game(complexity=7), seed=6, epsilon=0.5, agent_seed=3)
-    assert other[1][0] != first[1][0]
+    assert other.opening != first.opening
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)

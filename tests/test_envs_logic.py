@@ -1,7 +1,6 @@
 """The logic games: solvable at every level, harder with complexity, deterministic, and each rule holds."""
 
 import itertools
-import random
 
 import pytest
 
@@ -12,19 +11,9 @@ from gymverse.envs.logic.horn_clause_proof import HornClauseProof
 from gymverse.envs.logic.knights_and_knaves import KnightsAndKnaves
 from gymverse.envs.logic.zebra_puzzle import ZebraPuzzle
 
+from episodes import play
+
 GAMES = [KnightsAndKnaves, ZebraPuzzle, BooleanSatisfiability, GraphColoring, HiddenRuleInduction, HornClauseProof]
-
-
-def play(env, seed: int, epsilon: float = 0.0, picker_seed: int = 0) -> tuple[list, bool]:
-    """One episode of the epsilon-solver; returns the trace (observations, rewards, flags) and success."""
-    picker = random.Random(picker_seed)
-    trace = [env.reset(seed=seed)[0]]
-    while True:
-        action = env.random_action(picker) if picker.random() < epsilon else env.oracle_action()
-        observation, reward, terminated, truncated, info = env.step(action)
-        trace.append((observation, reward, terminated, truncated, info["suffix"]))
-        if terminated or truncated:
-            return trace, info["success"]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -32,9 +21,9 @@ def play(env, seed: int, epsilon: float = 0.0, picker_seed: int = 0) -> tuple[li
 def test_oracle_wins(game, level):
     env = game(complexity=level)
     for seed in range(4):
-        trace, success = play(env, seed)
-        assert success, f"seed {seed}: {trace[-1][0]}"
-        assert trace[-1][1] == 1.0
+        episode = play(env, seed)
+        assert episode.success, f"seed {seed}: {episode.steps[-1].observation}"
+        assert episode.steps[-1].reward == 1.0
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -42,14 +31,14 @@ def test_epsilon_solver_wins_clearly_less_at_level_10(game):
     rates = []
     for level in (1, 10):
         env = game(complexity=level)
-        rates.append(sum(play(env, seed, 0.3, picker_seed=seed)[1] for seed in range(100)) / 100)
+        rates.append(sum(play(env, seed, 0.3, agent_seed=seed).success for seed in range(100)) / 100)
     assert rates[0] - rates[1] >= 0.2, f"success at level 1 {rates[0]:.2f}, level 10 {rates[1]:.2f}"
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_same_seed_same_trace(game):
-    first, _ = play(game(complexity=7), seed=11, epsilon=0.4, picker_seed=3)
-    second, _ = play(game(complexity=7), seed=11, epsilon=0.4, picker_seed=3)
+    first = play(game(complexity=7), seed=11, epsilon=0.4, agent_seed=3)
+    second = play(game(complexity=7), seed=11, epsilon=0.4, agent_seed=3)
     assert first == second
 
 

@@ -11,6 +11,8 @@ from gymverse.envs.tool_use.flight_booking import FlightBooking
 from gymverse.envs.tool_use.meeting_scheduler import MeetingScheduler
 from gymverse.envs.tool_use.warehouse_fulfillment import WarehouseFulfillment
 
+from episodes import play
+
 GAMES = [BankReconciliation, FileSystemHunt, MeetingScheduler, FlightBooking, WarehouseFulfillment, ApiTokenChain]
 
 # A final command that is wrong in the episode's current state (each game's losing move).
@@ -24,26 +26,14 @@ WRONG_FINAL = {
 }
 
 
-def play(env, seed, epsilon=0.0, picker_seed=None):
-    """One episode of the epsilon-solver; returns (success, steps, trace)."""
-    trace = [env.reset(seed=seed)[0]]
-    picker = random.Random(seed if picker_seed is None else picker_seed)
-    while True:
-        action = env.random_action(picker) if picker.random() < epsilon else env.oracle_action()
-        obs, reward, terminated, truncated, info = env.step(action)
-        trace.append((action, obs, reward, terminated, truncated))
-        if terminated or truncated:
-            return info["success"], len(trace) - 1, trace
-
-
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 @pytest.mark.parametrize("level", [1, 5, 10, 15, 20])
 def test_oracle_wins_at_every_level(game, level):
     env = game(complexity=level)
     for seed in range(4):
-        success, steps, _ = play(env, seed)
-        assert success, f"oracle lost at level {level}, seed {seed}"
-        assert steps >= 3  # several calls are needed, never a one-shot answer
+        episode = play(env, seed)
+        assert episode.success, f"oracle lost at level {level}, seed {seed}"
+        assert len(episode.steps) >= 3  # several calls are needed, never a one-shot answer
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
@@ -68,20 +58,22 @@ def test_oracle_recovers_after_random_moves(game):
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_higher_levels_need_more_steps_and_beat_the_epsilon_solver(game):
-    steps = {level: sum(play(game(complexity=level), seed)[1] for seed in range(10)) for level in (1, 10)}
+    steps = {level: sum(len(play(game(complexity=level), seed).steps) for seed in range(10)) for level in (1, 10)}
     assert steps[10] >= 2 * steps[1]
-    wins = {level: sum(play(game(complexity=level), seed, 0.3)[0] for seed in range(80)) / 80 for level in (1, 10)}
+    wins = {
+        level: sum(play(game(complexity=level), seed, 0.3, agent_seed=seed).success for seed in range(80)) / 80
+        for level in (1, 10)
+    }
     assert wins[1] - wins[10] >= 0.2, wins
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_same_seed_and_actions_give_the_same_trace(game):
     for level in (3, 12):
-        first = play(game(complexity=level), 7, 0.5, picker_seed=1)[2]
-        again = play(game(complexity=level), 7, 0.5, picker_seed=1)[2]
+        first = play(game(complexity=level), 7, 0.5, agent_seed=1)
+        again = play(game(complexity=level), 7, 0.5, agent_seed=1)
         assert first == again
-    other_seed = play(game(complexity=3), 8)[2]
-    assert other_seed[0] != play(game(complexity=3), 7)[2][0]
+    assert play(game(complexity=3), 8).opening != play(game(complexity=3), 7).opening
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
