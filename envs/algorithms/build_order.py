@@ -11,18 +11,21 @@ class BuildOrder(EvolvableEnv):
 
     def _new_episode(self) -> str:
         m, d = self.params["required"], self.params["distractors"]
-        labels = list(range(m + d))
-        self.rng.shuffle(labels)
-        needs: list[list[int]] = [[] for _ in range(m + d)]  # by hidden position; the last required one is the goal
+        rng = self.rng
+        # Module order[i] sits at hidden position i; the first m are required, position m - 1 is the goal.
+        order = sorted(range(m + d), key=lambda _: rng.random())  # a random order; cheaper than shuffle
+        needs: list[list[int]] = [[] for _ in range(m + d)]
         for i in range(m - 1):  # every required module feeds a later one, so the goal depends on all of them
-            needs[self.rng.randint(i + 1, m - 1)].append(i)
+            needs[order[i + 1 + int(rng.random() * (m - 1 - i))]].append(order[i])
         for i in range(1, m + d):  # extra links only point backwards, so there is never a cycle
-            if self.rng.random() < 0.5:
-                needs[i].append(self.rng.randrange(i))
-        self.needs = [[] for _ in range(m + d)]
-        for i, before in enumerate(needs):
-            self.needs[labels[i]] = sorted({labels[j] for j in before})
-        self.goal = labels[m - 1]
+            if rng.random() < 0.5:
+                before, k = needs[order[i]], order[int(rng.random() * i)]
+                if k not in before:
+                    before.append(k)
+        for before in needs:
+            before.sort()
+        self.needs = needs
+        self.goal = order[m - 1]
         self.required = m
         self.listed: set[int] = set()
         self.built: set[int] = set()
@@ -88,4 +91,4 @@ class BuildOrder(EvolvableEnv):
 
     def random_action(self, rng) -> str:
         verb = "build" if rng.random() < 0.3 else "prereqs"
-        return "\\boxed{%s %d}" % (verb, rng.randrange(len(self.needs)))
+        return f"\\boxed{{{verb} {int(rng.random() * len(self.needs))}}}"

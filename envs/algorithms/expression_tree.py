@@ -13,24 +13,26 @@ class ExpressionTree(EvolvableEnv):
     example_command = "inspect 0"
 
     def _new_episode(self) -> str:
-        # Grow the tree by turning a random leaf into an operation, then relabel the nodes at random.
-        shape: list[tuple] = [("num",)]
-        leaves = [0]
-        for _ in range(self.params["operations"]):
-            node = leaves.pop(self.rng.randrange(len(leaves)))
-            kind = "if" if self.rng.random() < self.params["if_share"] else self.rng.choice(OPERATION_NAMES)
-            children = list(range(len(shape), len(shape) + (3 if kind == "if" else 2)))
-            shape += [("num",)] * len(children)
-            shape[node] = (kind, *children)
+        # Pick the operations, then grow the tree by turning a random leaf into each in turn. Node numbers
+        # are handed out in a random order, so they say nothing about the shape.
+        rng, if_share = self.rng, self.params["if_share"]
+        kinds = [
+            "if" if rng.random() < if_share else OPERATION_NAMES[int(rng.random() * len(OPERATION_NAMES))]
+            for _ in range(self.params["operations"])
+        ]
+        size = 1 + 2 * len(kinds) + kinds.count("if")  # the root, two children per operation, a third per if
+        labels = sorted(range(size), key=lambda _: rng.random())  # a random order; cheaper than shuffle
+        nodes: dict[int, tuple] = {}
+        leaves, used = [labels[0]], 1
+        for kind in kinds:
+            node = leaves.pop(int(rng.random() * len(leaves)))
+            children = labels[used : used + (3 if kind == "if" else 2)]
+            used += len(children)
+            nodes[node] = (kind, *children)
             leaves += children
-        labels = list(range(len(shape)))
-        self.rng.shuffle(labels)
-        numbers = iter(self.rng.choices(range(-9, 10), k=len(leaves)))  # one per leaf
-        self.nodes: dict[int, tuple] = {}
-        for i, (kind, *children) in enumerate(shape):
-            rest = [labels[c] for c in children] if children else [next(numbers)]
-            self.nodes[labels[i]] = (kind, *rest)
-        self.root = labels[0]
+        for leaf in leaves:
+            nodes[leaf] = ("num", int(rng.random() * 19) - 9)  # -9 to 9
+        self.nodes, self.root = nodes, labels[0]
         touched: list[int] = []
         self.value = _evaluate(self.nodes, self.root, touched)
         self.budget = len(touched) + self.params["spare_inspects"]
@@ -64,14 +66,14 @@ class ExpressionTree(EvolvableEnv):
                 return win(f"Correct: the root's value is {claim}. You win!")
             return lose(f"Wrong: the root's value is {self.value}, not {claim}. You lost.")
         node = parse_index(args[0], len(self.nodes), "node")
+        entry = self.nodes[node]
         if node not in self.seen:
             if len(self.seen) >= self.budget:
                 return lose(f"No inspections left ({self.budget} used). You lost. " + self._reveal())
-            self.seen[node] = self.nodes[node]
-        kind, *rest = self.nodes[node]
-        if kind == "num":
-            return Feedback(f"Node {node} is the number {rest[0]}.")
-        return Feedback(f"Node {node} is {kind}({', '.join(f'node {c}' for c in rest)}).")
+            self.seen[node] = entry
+        if entry[0] == "num":
+            return Feedback(f"Node {node} is the number {entry[1]}.")
+        return Feedback(f"Node {node} is {entry[0]}(node {', node '.join(map(str, entry[1:]))}).")
 
     def _reveal(self) -> str:
         return f"The root's value was {self.value}."
@@ -83,8 +85,8 @@ class ExpressionTree(EvolvableEnv):
 
     def random_action(self, rng) -> str:
         if rng.random() < 0.1:
-            return "\\boxed{answer %d}" % rng.randint(-20, 20)
-        return "\\boxed{inspect %d}" % rng.randrange(len(self.nodes))
+            return "\\boxed{answer %d}" % (int(rng.random() * 41) - 20)
+        return "\\boxed{inspect %d}" % int(rng.random() * len(self.nodes))
 
 
 def _evaluate(nodes: dict[int, tuple], node: int, touched: list[int]) -> int | None:
@@ -93,16 +95,17 @@ def _evaluate(nodes: dict[int, tuple], node: int, touched: list[int]) -> int | N
     Gives None when it meets a node missing from ``nodes``; that node is then the last one in ``touched``.
     """
     touched.append(node)
-    if node not in nodes:
+    entry = nodes.get(node)
+    if entry is None:
         return None
-    kind, *rest = nodes[node]
+    kind = entry[0]
     if kind == "num":
-        return rest[0]
+        return entry[1]
     if kind == "if":
-        condition = _evaluate(nodes, rest[0], touched)
+        condition = _evaluate(nodes, entry[1], touched)
         if condition is None:
             return None
-        return _evaluate(nodes, rest[1] if condition > 0 else rest[2], touched)
-    left = _evaluate(nodes, rest[0], touched)
-    right = None if left is None else _evaluate(nodes, rest[1], touched)
+        return _evaluate(nodes, entry[2] if condition > 0 else entry[3], touched)
+    left = _evaluate(nodes, entry[1], touched)
+    right = None if left is None else _evaluate(nodes, entry[2], touched)
     return None if right is None else OPERATIONS[kind](left, right)

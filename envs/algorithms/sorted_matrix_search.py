@@ -11,20 +11,23 @@ class SortedMatrixSearch(EvolvableEnv):
 
     def _new_episode(self) -> str:
         rows, cols = self.params["rows"], self.params["cols"]
-        steps = iter(self.rng.choices(range(1, 5), k=rows * cols))
+        self.rows, self.cols = rows, cols
         grid, above = [], [0] * cols
         for _ in range(rows):
+            # Each cell exceeds the larger of the cells above and to its left by 1 to 4 (two random bits a cell).
+            steps = self.rng.getrandbits(2 * cols)
             row, left = [], 0
-            for c in range(cols):  # each cell exceeds the cells above and to its left by 1 to 4
-                left = max(above[c], left) + next(steps)
+            for up in above:
+                left = (up if up > left else left) + 1 + (steps & 3)
+                steps >>= 2
                 row.append(left)
             grid.append(row)
             above = row
         self.grid = grid
         if self.rng.random() < 0.5:
-            self.target = grid[self.rng.randrange(rows)][self.rng.randrange(cols)]
+            self.target = self.rng.choice(self.rng.choice(grid))
         else:
-            present = {v for row in grid for v in row}
+            present = set().union(*grid)
             gaps = [v for v in range(grid[0][0], grid[-1][-1]) if v not in present]
             self.target = self.rng.choice(gaps) if gaps else grid[0][0] - 1
         self.budget = rows + cols - 1 + self.params["spare_reads"]
@@ -56,17 +59,18 @@ class SortedMatrixSearch(EvolvableEnv):
             return win(f"Right: {self.target} is nowhere in the matrix. You win!")
         if verb not in ("read", "answer") or len(args) != 2:
             raise InvalidAction("use 'read r c', 'answer r c' or 'answer none'")
-        r = parse_index(args[0], len(self.grid), "row")
-        c = parse_index(args[1], len(self.grid[0]), "column")
+        r = parse_index(args[0], self.rows, "row")
+        c = parse_index(args[1], self.cols, "column")
+        value = self.grid[r][c]
         if verb == "answer":
-            if self.grid[r][c] == self.target:
+            if value == self.target:
                 return win(f"Cell ({r}, {c}) holds {self.target}. You win!")
-            return lose(f"Cell ({r}, {c}) holds {self.grid[r][c]}, not {self.target}. You lost. " + self._reveal())
+            return lose(f"Cell ({r}, {c}) holds {value}, not {self.target}. You lost. " + self._reveal())
         if (r, c) not in self.known:
             if len(self.known) >= self.budget:
                 return lose(f"No reads left ({self.budget} used). You lost. " + self._reveal())
-            self.known[r, c] = self.grid[r][c]
-        return Feedback(f"Cell ({r}, {c}) = {self.grid[r][c]}. The target is {self.target}.")
+            self.known[r, c] = value
+        return Feedback(f"Cell ({r}, {c}) = {value}. The target is {self.target}.")
 
     def _reveal(self) -> str:
         for r, row in enumerate(self.grid):
@@ -77,7 +81,7 @@ class SortedMatrixSearch(EvolvableEnv):
     def oracle_action(self) -> str:
         # Staircase walk: a cell above the target rules out the rest of its row, below it the rest of its column.
         r, c = self.cursor
-        while r < len(self.grid) and c >= 0:
+        while r < self.rows and c >= 0:
             if (r, c) not in self.known:
                 self.cursor = (r, c)
                 return "\\boxed{read %d %d}" % (r, c)
@@ -88,5 +92,5 @@ class SortedMatrixSearch(EvolvableEnv):
         return "\\boxed{answer none}"
 
     def random_action(self, rng) -> str:
-        r, c = rng.randrange(len(self.grid)), rng.randrange(len(self.grid[0]))
-        return "\\boxed{%s %d %d}" % ("answer" if rng.random() < 0.1 else "read", r, c)
+        verb = "answer" if rng.random() < 0.1 else "read"
+        return f"\\boxed{{{verb} {int(rng.random() * self.rows)} {int(rng.random() * self.cols)}}}"

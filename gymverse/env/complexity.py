@@ -45,13 +45,14 @@ def param_lines(spec: ParamSpec, variance: Mapping[str, float], level: int) -> l
 def draw_params(lines: list[ParamLine], rng: random.Random | None = None) -> dict[str, int | float]:
     """One episode's parameters from :func:`param_lines`; ``rng=None`` gives the noise-free line values."""
     params: dict[str, int | float] = {}
-    for name, center, spread, low, high, integer in lines:
+    for name, center, spread, low, high, integer in lines:  # inline arithmetic: this runs on every reset
         value = center
         if rng is not None and spread:
-            value = min(max(value + rng.uniform(-spread, spread), low), high)
+            value += spread * (2 * rng.random() - 1)
+            value = low if value < low else high if value > high else value
         if integer:
-            value = int(round(value))
-        params[name] = max(value, 0)
+            value = round(value)
+        params[name] = value if value > 0 else 0
     return params
 
 
