@@ -1,8 +1,16 @@
 """Find the one counterfeit coin, heavier or lighter (nobody says which), with few balance-scale weighings."""
 
+from functools import lru_cache
+
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
 
 OUTCOMES = {1: "The left pan is heavier.", -1: "The right pan is heavier.", 0: "The pans balance."}
+
+
+@lru_cache(maxsize=256)
+def coin_numbers(coins: int) -> dict[str, int]:
+    """``{"1": 1, ..., str(coins): coins}``, to read and write coin numbers without int() and str()."""
+    return {str(coin): coin for coin in range(1, coins + 1)}
 
 
 def weighings_needed(coins: int) -> int:
@@ -20,12 +28,13 @@ class CounterfeitCoin(EvolvableEnv):
     example_command = "weigh 1 2 vs 3 4"
 
     def _new_episode(self) -> str:
-        n = self.params["coins"]
+        n = self.coins = self.params["coins"]
+        self.numbers = coin_numbers(n)
         self.fake = self.rng.randint(1, n)
         self.fake_weight = self.rng.choice((1, -1))  # +1 heavier, -1 lighter
-        # What each coin may still be, given the weighings so far (index 0 unused).
-        self.maybe_heavy = [False] + [True] * n
-        self.maybe_light = [False] + [True] * n
+        # The coins that may still be heavy, and those that may still be light, given the weighings so far.
+        self.maybe_heavy = set(range(1, n + 1))
+        self.maybe_light = set(self.maybe_heavy)
         self.budget = weighings_needed(n) + self.params["spare_weighings"]
         self.used = 0
         return (
@@ -47,51 +56,54 @@ class CounterfeitCoin(EvolvableEnv):
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)
-        n = len(self.maybe_heavy) - 1
         if verb == "answer" and len(args) == 1:
-            coin = parse_int(args[0], 1, n, "coin")
+            coin = parse_int(args[0], 1, self.coins, "coin")
             if coin == self.fake:
                 return win(f"Coin {coin} is the counterfeit. You win!")
             return lose(f"Coin {coin} is genuine. You lost. " + self._reveal())
-        if verb != "weigh" or "vs" not in args or len(args) > n + 1:
+        if verb != "weigh" or "vs" not in args or len(args) > self.coins + 1:
             raise InvalidAction("use 'weigh a b ... vs c d ...' or 'answer k'")
         split = args.index("vs")
-        left = [parse_int(a, 1, n, "coin") for a in args[:split]]
-        right = [parse_int(a, 1, n, "coin") for a in args[split + 1 :]]
-        if not left or len(left) != len(right):
+        left_names, right_names = args[:split], args[split + 1 :]
+        left, right = self._pan(left_names), self._pan(right_names)
+        if not left_names or len(left_names) != len(right_names):
             raise InvalidAction("both pans need the same number of coins, at least one")
-        if len(set(left + right)) != 2 * len(left):
+        if len(left | right) != 2 * len(left_names):
             raise InvalidAction("a coin can only be used once per weighing")
         if self.used >= self.budget:
             return lose(f"No weighings left ({self.budget} used). You lost. " + self._reveal())
         self.used += 1
         outcome = self._weigh(left, right)
-        return Feedback(f"Weighing {self.used}: {' '.join(map(str, left))} vs {' '.join(map(str, right))}. "
-                        + OUTCOMES[outcome])
+        pans = f"{' '.join(left_names)} vs {' '.join(right_names)}"
+        return Feedback(f"Weighing {self.used}: {pans}. {OUTCOMES[outcome]}")
 
-    def _weigh(self, left: list[int], right: list[int]) -> int:
+    def _pan(self, names: list[str]) -> set[int]:
+        """The coins named on one pan."""
+        try:
+            return {self.numbers[name] for name in names}
+        except KeyError:  # not a plain coin number: parse_int accepts it or says what is wrong
+            return {parse_int(name, 1, self.coins, "coin") for name in names}
+
+    def _weigh(self, left: set[int], right: set[int]) -> int:
         outcome = self.fake_weight if self.fake in left else -self.fake_weight if self.fake in right else 0
-        on_scale = set(left + right)
-        for coin in range(1, len(self.maybe_heavy)):
-            if (coin in on_scale) == (outcome == 0):  # balanced pans clear their coins; a tilt clears the rest
-                self.maybe_heavy[coin] = self.maybe_light[coin] = False
-        for pan, side in ((left, 1), (right, -1)):
-            for coin in pan:  # a tilt says which way each coin on the scale could be off
-                if outcome == side:
-                    self.maybe_light[coin] = False
-                elif outcome == -side:
-                    self.maybe_heavy[coin] = False
+        if outcome == 0:  # balanced pans clear their coins
+            on_scale = left | right
+            self.maybe_heavy -= on_scale
+            self.maybe_light -= on_scale
+        else:  # a tilt clears the coins off the scale, and says which way each coin on it could be off
+            heavier, lighter = (left, right) if outcome == 1 else (right, left)
+            self.maybe_heavy &= heavier
+            self.maybe_light &= lighter
         return outcome
 
     def _reveal(self) -> str:
         return f"The counterfeit was coin {self.fake} ({'heavier' if self.fake_weight > 0 else 'lighter'})."
 
     def oracle_action(self) -> str:
-        coins = range(1, len(self.maybe_heavy))
-        heavy = [c for c in coins if self.maybe_heavy[c] and not self.maybe_light[c]]
-        light = [c for c in coins if self.maybe_light[c] and not self.maybe_heavy[c]]
-        unknown = [c for c in coins if self.maybe_heavy[c] and self.maybe_light[c]]
-        genuine = [c for c in coins if not (self.maybe_heavy[c] or self.maybe_light[c])]
+        heavy = sorted(self.maybe_heavy - self.maybe_light)
+        light = sorted(self.maybe_light - self.maybe_heavy)
+        unknown = sorted(self.maybe_heavy & self.maybe_light)
+        genuine = [c for c in range(1, self.coins + 1) if c not in self.maybe_heavy and c not in self.maybe_light]
         suspects = heavy + light + unknown
         if len(suspects) == 1:
             return "\\boxed{answer %d}" % suspects[0]
@@ -108,12 +120,16 @@ class CounterfeitCoin(EvolvableEnv):
         return "\\boxed{weigh %s vs %s}" % (" ".join(map(str, sorted(left))), " ".join(map(str, sorted(right))))
 
     def random_action(self, rng) -> str:
-        n = len(self.maybe_heavy) - 1
+        n = self.coins
         if rng.random() < 0.15:
             return "\\boxed{answer %d}" % rng.randint(1, n)
-        picked = rng.sample(range(1, n + 1), 2 * rng.randint(1, n // 2))
-        half = len(picked) // 2
-        return "\\boxed{weigh %s vs %s}" % (" ".join(map(str, picked[:half])), " ".join(map(str, picked[half:])))
+        picked = 2 * rng.randint(1, n // 2)
+        names = list(self.numbers)
+        for i in range(picked):  # a partial Fisher-Yates shuffle: rng.sample's uniform draw, at half the cost
+            j = i + int(rng.random() * (n - i))
+            names[i], names[j] = names[j], names[i]
+        half = picked // 2
+        return "\\boxed{weigh %s vs %s}" % (" ".join(names[:half]), " ".join(names[half:picked]))
 
 
 def _split_unknown(unknown: list[int], has_genuine: bool) -> tuple[list[int], list[int]]:

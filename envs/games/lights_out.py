@@ -1,11 +1,9 @@
 """Switch off every light; pressing a light also flips its four neighbours."""
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
-
-
-LIGHTS = str.maketrans("01", ".#")  # bits as the board shows them
 
 
 def press_mask(rows: int, cols: int, cell: int) -> int:
@@ -15,17 +13,6 @@ def press_mask(rows: int, cols: int, cell: int) -> int:
         if 0 <= rr < rows and 0 <= cc < cols:
             mask |= 1 << (rr * cols + cc)
     return mask
-
-
-@lru_cache(maxsize=64)
-def board_masks(rows: int, cols: int) -> tuple[int, ...]:
-    """Every cell's press mask, computed once per board shape."""
-    return tuple(press_mask(rows, cols, cell) for cell in range(rows * cols))
-
-
-@lru_cache(maxsize=64)
-def column_header(cols: int) -> str:
-    return "   " + " ".join(str(c % 10) for c in range(cols))
 
 
 @lru_cache(maxsize=64)
@@ -53,14 +40,56 @@ def elimination(rows: int, cols: int) -> tuple[list[tuple[int, int]], list[int]]
     return solved, null
 
 
+class Panel(NamedTuple):
+    """What every board of one shape shares, built once per shape by :func:`panel`."""
+
+    masks: tuple[int, ...]  # the lights each cell's press flips
+    quiet: tuple[int, ...]  # every press set that flips nothing (all sums of the null basis; boards here have few)
+    layout: str  # the board as a %-format: column numbers, then one %s per row after the row's number
+    cell_names: tuple[str, ...]  # "(row, col)" of each cell
+    commands: tuple[str, ...]  # the boxed command pressing each cell, for random play
+
+
+@lru_cache(maxsize=64)
+def panel(rows: int, cols: int) -> Panel:
+    quiet = [0]
+    for vector in elimination(rows, cols)[1]:
+        quiet += [q ^ vector for q in quiet]
+    header = "   " + " ".join(str(c % 10) for c in range(cols))
+    cells = [(r, c) for r in range(rows) for c in range(cols)]
+    return Panel(
+        masks=tuple(press_mask(rows, cols, cell) for cell in range(rows * cols)),
+        quiet=tuple(quiet),
+        layout="\n".join([header] + [f"{r:>2} %s" for r in range(rows)]),
+        cell_names=tuple(f"({r}, {c})" for r, c in cells),
+        commands=tuple(f"\\boxed{{press {r} {c}}}" for r, c in cells),
+    )
+
+
+@lru_cache(maxsize=4096)
+def row_text(lights: int, cols: int) -> str:
+    """How a row of the board reads (bit c is column c); cached, as boards repeat the same few rows."""
+    return " ".join(".#"[lights >> c & 1] for c in range(cols))
+
+
+def smallest_equivalent(rows: int, cols: int, presses: int) -> int:
+    """The smallest set of presses with the same effect as ``presses``."""
+    return min((presses ^ q for q in panel(rows, cols).quiet), key=int.bit_count)
+
+
 def fewest_presses(rows: int, cols: int, lit: int) -> int:
     """The smallest set of presses (as a bit mask) that turns every light of ``lit`` off."""
-    solved, null = elimination(rows, cols)
-    presses = sum(1 << var for var, combo in solved if (combo & lit).bit_count() & 1)
-    span = [0]  # every combination of null vectors; boards here have at most a few of them
-    for vector in null:
-        span += [s ^ vector for s in span]
-    return min((presses ^ s for s in span), key=int.bit_count)
+    solved, _ = elimination(rows, cols)
+    return smallest_equivalent(rows, cols, sum(1 << var for var, combo in solved if (combo & lit).bit_count() & 1))
+
+
+@lru_cache(maxsize=4096)
+def parse_press(command: str, rows: int, cols: int) -> tuple[int, int]:
+    """``press ROW COL`` as (row, col); cached, as agents send the same few commands over and over."""
+    verb, args = split_command(command)
+    if verb != "press" or len(args) != 2:
+        raise InvalidAction("use 'press ROW COL'")
+    return parse_index(args[0], rows, "row"), parse_index(args[1], cols, "column")
 
 
 class LightsOut(EvolvableEnv):
@@ -71,13 +100,17 @@ class LightsOut(EvolvableEnv):
 
     def _new_episode(self) -> str:
         self.rows, self.cols = self.params["rows"], self.params["cols"]
-        cells = self.rows * self.cols
-        self.masks = board_masks(self.rows, self.cols)
-        self.lit = 0
+        self.panel = panel(self.rows, self.cols)
+        cells = len(self.panel.masks)
+        self.row_starts = range(0, cells, self.cols)  # the bit of each row's first cell
+        self.lit = scrambled = 0
         for cell in self.rng.sample(range(cells), min(self.params["scramble"], cells)):
-            self.lit ^= self.masks[cell]
+            self.lit ^= self.panel.masks[cell]
+            scrambled |= 1 << cell
         self.presses = 0
-        self.budget = fewest_presses(self.rows, self.cols, self.lit).bit_count() + self.params["spare_presses"]
+        # Pressing the scrambled cells again clears the board, so no solver is needed to count the fewest presses.
+        fewest = smallest_equivalent(self.rows, self.cols, scrambled).bit_count()
+        self.budget = fewest + self.params["spare_presses"]
         return (
             f"A {self.rows}x{self.cols} panel of lights (# = on, . = off):\n{self._board()}\n"
             "Pressing a light flips it and the lights directly above, below, left and right of it.\n"
@@ -86,10 +119,9 @@ class LightsOut(EvolvableEnv):
         )
 
     def _board(self) -> str:
+        row = (1 << self.cols) - 1
         cols = self.cols
-        cells = format(self.lit, f"0{self.rows * cols}b")[::-1].translate(LIGHTS)  # cell 0 first
-        rows = [f"{r:>2} " + " ".join(cells[r * cols : (r + 1) * cols]) for r in range(self.rows)]
-        return "\n".join([column_header(cols)] + rows)
+        return self.panel.layout % tuple([row_text(self.lit >> start & row, cols) for start in self.row_starts])
 
     def turn_limit(self) -> int:
         return self.budget + 3
@@ -98,11 +130,8 @@ class LightsOut(EvolvableEnv):
         return f"Presses used: {self.presses}/{self.budget}. Lights on: {self.lit.bit_count()}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb != "press" or len(args) != 2:
-            raise InvalidAction("use 'press ROW COL'")
-        r, c = parse_index(args[0], self.rows, "row"), parse_index(args[1], self.cols, "column")
-        self.lit ^= self.masks[r * self.cols + c]
+        r, c = parse_press(command, self.rows, self.cols)
+        self.lit ^= self.panel.masks[r * self.cols + c]
         self.presses += 1
         if not self.lit:
             return win(f"You press ({r}, {c}) and every light goes out. You win!")
@@ -113,12 +142,13 @@ class LightsOut(EvolvableEnv):
 
     def _reveal(self) -> str:
         plan = fewest_presses(self.rows, self.cols, self.lit)
-        cells = [divmod(i, self.cols) for i in range(self.rows * self.cols) if plan >> i & 1]
-        return "From here, pressing " + ", ".join(f"({r}, {c})" for r, c in cells) + " would have cleared it."
+        cells = ", ".join([name for i, name in enumerate(self.panel.cell_names) if plan >> i & 1])
+        return f"From here, pressing {cells} would have cleared it."
 
     def oracle_action(self) -> str:
         plan = fewest_presses(self.rows, self.cols, self.lit)
-        return "\\boxed{press %d %d}" % divmod((plan & -plan).bit_length() - 1, self.cols)
+        return self.panel.commands[(plan & -plan).bit_length() - 1]
 
     def random_action(self, rng) -> str:
-        return "\\boxed{press %d %d}" % (rng.randrange(self.rows), rng.randrange(self.cols))
+        commands = self.panel.commands
+        return commands[int(rng.random() * len(commands))]

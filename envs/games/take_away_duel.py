@@ -1,7 +1,7 @@
 """Take stones from heaps against a scripted opponent; whoever takes the last stone wins."""
 
-from functools import lru_cache, reduce
-from operator import xor
+from functools import lru_cache
+from itertools import combinations
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
 
@@ -21,6 +21,27 @@ def shared_grundy_table(largest: int, takes: tuple[int, ...]) -> tuple[int, ...]
     return tuple(grundy_table(largest, list(takes)))
 
 
+@lru_cache(maxsize=16)
+def take_sets(options: int) -> tuple[tuple[int, ...], ...]:
+    """Every rule set of ``options`` allowed takes, in increasing order: 1 and others from 2 to options + 3."""
+    return tuple((1,) + others for others in combinations(range(2, options + 4), options - 1))
+
+
+@lru_cache(maxsize=64)
+def heaps_layout(count: int) -> str:
+    """A %-format that shows ``count`` heap sizes as ``[0]=5 [1]=7``."""
+    return " ".join(f"[{i}]=%d" for i in range(count))
+
+
+@lru_cache(maxsize=4096)
+def parse_take(command: str, heaps: int, largest_take: int) -> tuple[int, int]:
+    """``take HEAP COUNT`` as (heap, count); cached, as agents send the same few commands over and over."""
+    verb, args = split_command(command)
+    if verb != "take" or len(args) != 2:
+        raise InvalidAction("use 'take HEAP COUNT'")
+    return parse_index(args[0], heaps, "heap"), parse_int(args[1], 1, largest_take, "count")
+
+
 class TakeAwayDuel(EvolvableEnv):
     domain = "games"
     complexity_params = {"heaps": (1, 4), "max_heap": (9, 20), "take_options": (2, 4), "opponent_skill": (0.3, 1.0)}
@@ -28,43 +49,53 @@ class TakeAwayDuel(EvolvableEnv):
     example_command = "take 0 1"
 
     def _new_episode(self) -> str:
-        n = self.params["take_options"]
-        self.takes = sorted([1] + self.rng.sample(range(2, n + 4), n - 1))
+        self.takes = self.rng.choice(take_sets(self.params["take_options"]))
+        self.options = ", ".join(map(str, self.takes[:-1])) + f" or {self.takes[-1]}"
         self.skill = min(1.0, self.params["opponent_skill"])
         top = self.params["max_heap"]
-        self.grundy = shared_grundy_table(top, tuple(self.takes))
+        self.grundy = shared_grundy_table(top, self.takes)
+        sizes = range(max(1, top // 2), top + 1)
         while True:  # the first player must have a winning move
-            self.heaps = [self.rng.randint(max(1, top // 2), top) for _ in range(self.params["heaps"])]
+            self.heaps = self.rng.choices(sizes, k=self.params["heaps"])
             if self._value(self.heaps):
                 break
+        self.layout = heaps_layout(len(self.heaps))
         self.agent_moves = 0
         return (
             f"Heaps of stones: {self._show()}. You and an opponent take turns; you move first.\n"
-            f"A move takes exactly {self._options()} stones from one heap that has at least that many.\n"
+            f"A move takes exactly {self.options} stones from one heap that has at least that many.\n"
             "Taking 1 is always allowed, so play goes on until every heap is empty; whoever takes the "
             "last stone wins.\nCommand: \\boxed{take HEAP COUNT} (heaps are numbered from 0). "
             "After your move the opponent replies at once.\nExample: \\boxed{take 0 1}"
         )
 
     def _value(self, heaps: list[int]) -> int:
-        return reduce(xor, (self.grundy[h] for h in heaps), 0)
-
-    def _options(self) -> str:
-        return ", ".join(map(str, self.takes[:-1])) + f" or {self.takes[-1]}"
+        value = 0
+        for size in heaps:
+            value ^= self.grundy[size]
+        return value
 
     def _show(self) -> str:
-        return " ".join(f"[{i}]={h}" for i, h in enumerate(self.heaps))
+        return self.layout % tuple(self.heaps)
 
     def _legal(self) -> list[tuple[int, int]]:
         return [(i, t) for i, h in enumerate(self.heaps) for t in self.takes if t <= h]
 
+    def _random_move(self, rng) -> tuple[int, int]:
+        """A legal move, drawn uniformly."""
+        legal = self._legal()
+        return legal[int(rng.random() * len(legal))]
+
     def _best_move(self) -> tuple[int, int]:
         """A move to a position of value 0 when there is one, else the smallest take from the largest heap."""
         total = self._value(self.heaps)
-        for i, t in self._legal():
-            if self.grundy[self.heaps[i] - t] == total ^ self.grundy[self.heaps[i]]:
-                return i, t
-        return max(range(len(self.heaps)), key=self.heaps.__getitem__), 1
+        if total:  # from value 0 every move leads to a nonzero value
+            for i, h in enumerate(self.heaps):
+                target = total ^ self.grundy[h]
+                for t in self.takes:
+                    if t <= h and self.grundy[h - t] == target:
+                        return i, t
+        return self.heaps.index(max(self.heaps)), 1
 
     def turn_limit(self) -> int:
         return (sum(self.heaps) + 1) // 2 + 3
@@ -73,19 +104,15 @@ class TakeAwayDuel(EvolvableEnv):
         return f"Heaps: {self._show()}. Your moves so far: {self.agent_moves}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb != "take" or len(args) != 2:
-            raise InvalidAction("use 'take HEAP COUNT'")
-        heap = parse_index(args[0], len(self.heaps), "heap")
-        count = parse_int(args[1], 1, self.takes[-1], "count")
+        heap, count = parse_take(command, len(self.heaps), self.takes[-1])
         if count not in self.takes or count > self.heaps[heap]:
-            raise InvalidAction(f"heap {heap} has {self.heaps[heap]} stones; allowed takes are {self._options()}")
+            raise InvalidAction(f"heap {heap} has {self.heaps[heap]} stones; allowed takes are {self.options}")
         self.heaps[heap] -= count
         self.agent_moves += 1
         text = f"You take {count} from heap {heap}."
         if not any(self.heaps):
             return win(f"{text} You took the last stone. You win!")
-        i, t = self._best_move() if self.rng.random() < self.skill else self.rng.choice(self._legal())
+        i, t = self._best_move() if self.rng.random() < self.skill else self._random_move(self.rng)
         self.heaps[i] -= t
         text += f" The opponent takes {t} from heap {i}. Heaps: {self._show()}."
         if not any(self.heaps):
@@ -101,4 +128,4 @@ class TakeAwayDuel(EvolvableEnv):
         return "\\boxed{take %d %d}" % self._best_move()
 
     def random_action(self, rng) -> str:
-        return "\\boxed{take %d %d}" % rng.choice(self._legal())
+        return "\\boxed{take %d %d}" % self._random_move(rng)
