@@ -1,20 +1,38 @@
 """Induce a hidden rule over digit strings from examples and experiments, then classify new strings."""
 
+from functools import cache
+
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
 
 EXAMPLES_PER_LABEL = 3
+MAX_CANDIDATES = 3000  # per label; a rule that yields too few examples is redrawn
+DIGITS = "0123456789"
+RULES = """A hidden rule accepts or rejects strings of {length} digits. It is the AND of {conditions} condition(s),
+each of one of these kinds (P is a position 1..{length}, D a digit):
+  digit P is even / odd;  digit P is at least 5 / at most 4;
+  the string contains the digit D / does not contain it;  the digit sum is even / odd;
+  the first digit is smaller / not smaller than the last.
+Accepted examples: {accepted}
+Rejected examples: {rejected}
+Strings to classify: {items}
+Commands:
+  \\boxed{{test D1 D2 ...}}  asks whether the rule accepts a string of your choice ({tests} tests).
+  \\boxed{{classify K yes}} or \\boxed{{classify K no}}  says whether string #K is accepted.
+Each string is classified once; a wrong call is a mistake and you may make {allowed}.
+Classify all strings to win. Example: \\boxed{{test {example}}}"""
 
 
-def holds(condition: tuple[str, int, bool], digits: tuple[int, ...]) -> bool:
+def holds(condition: tuple[str, int, bool], digits: str) -> bool:
+    """Whether a string of digits (characters "0".."9") meets the condition."""
     kind, arg, wanted = condition
     if kind == "even":
-        fact = digits[arg] % 2 == 0
+        fact = digits[arg] in "02468"
     elif kind == "big":
-        fact = digits[arg] >= 5
+        fact = digits[arg] >= "5"
     elif kind == "has":
-        fact = arg in digits
+        fact = DIGITS[arg] in digits
     elif kind == "sum":
-        fact = sum(digits) % 2 == 0
+        fact = sum(map(int, digits)) % 2 == 0
     else:  # "ends"
         fact = digits[0] < digits[-1]
     return fact == wanted
@@ -33,6 +51,13 @@ def describe(condition: tuple[str, int, bool]) -> str:
     return f"the first digit is {'smaller' if wanted else 'not smaller'} than the last"
 
 
+@cache
+def features(length: int) -> tuple[tuple[str, int], ...]:
+    """Every (kind, argument) a condition on strings of ``length`` digits can have."""
+    positional = [(kind, p) for kind in ("even", "big") for p in range(length)]
+    return (*positional, *(("has", d) for d in range(10)), ("sum", 0), ("ends", 0))
+
+
 class HiddenRuleInduction(EvolvableEnv):
     domain = "logic"
     complexity_params = {
@@ -48,76 +73,69 @@ class HiddenRuleInduction(EvolvableEnv):
         self.tests_left = self.params["tests"]
         self.allowed = self.params["mistakes_allowed"]
         self.mistakes = 0
-        self.answered: set[int] = set()
-        L, c = self.length, len(self.rule)
-        show = lambda s: "".join(map(str, s))  # noqa: E731
-        return "\n".join([
-            f"A hidden rule accepts or rejects strings of {L} digits. It is the AND of {c} condition(s),",
-            "each of one of these kinds (P is a position 1..%d, D a digit):" % L,
-            "  digit P is even / odd;  digit P is at least 5 / at most 4;",
-            "  the string contains the digit D / does not contain it;  the digit sum is even / odd;",
-            "  the first digit is smaller / not smaller than the last.",
-            "Accepted examples: " + ", ".join(show(s) for s in self.examples[True]),
-            "Rejected examples: " + ", ".join(show(s) for s in self.examples[False]),
-            "Strings to classify: " + ", ".join(f"#{k + 1} {show(s)}" for k, s in enumerate(self.items)),
-            "Commands:",
-            f"  \\boxed{{test D1 D2 ...}}  asks whether the rule accepts a string of your choice ({self.tests_left} tests).",
-            "  \\boxed{classify K yes} or \\boxed{classify K no}  says whether string #K is accepted.",
-            f"Each string is classified once; a wrong call is a mistake and you may make {self.allowed}.",
-            "Classify all strings to win. Example: \\boxed{test %s}" % " ".join("1" * L),
-        ])
+        self.unanswered = list(range(len(self.items)))
+        return RULES.format(
+            length=self.length, conditions=len(self.rule), tests=self.tests_left, allowed=self.allowed,
+            accepted=", ".join(self.examples[True]), rejected=", ".join(self.examples[False]),
+            items=", ".join(f"#{k + 1} {s}" for k, s in enumerate(self.items)), example=" ".join("1" * self.length),
+        )
 
     def _make_instance(self) -> bool:
-        L, rng = self.length, self.rng
-        features = [("even", p) for p in range(L)] + [("big", p) for p in range(L)]
-        features += [("has", d) for d in range(10)] + [("sum", 0), ("ends", 0)]
-        self.rule = [(kind, arg, rng.random() < 0.5) for kind, arg in rng.sample(features, self.params["conditions"])]
-        # Digits allowed at each position by the positional conditions; the rest is rejection.
-        allowed = [list(range(10)) for _ in range(L)]
-        for condition in self.rule:
-            if condition[0] in ("even", "big"):
-                p = condition[1]
-                allowed[p] = [d for d in allowed[p] if holds(condition, (d,) * L)]
-        wanted = EXAMPLES_PER_LABEL + self.params["items"]
-        # With positional conditions only, a fresh string is always accepted: once there are enough
-        # positives, only a near miss can be of use.
-        only_positional = all(kind in ("even", "big") for kind, _, _ in self.rule)
-        found: dict[bool, list[tuple[int, ...]]] = {True: [], False: []}
-        seen = set()
-        for _ in range(3000):
-            mutated = found[True] and len(found[False]) < wanted and (
-                rng.random() < 0.5 or (only_positional and len(found[True]) >= wanted))
-            if mutated:  # try for a near miss by changing one digit of a positive
-                s = list(rng.choice(found[True]))
-                s[rng.randrange(L)] = rng.randrange(10)
-                s = tuple(s)
-            else:  # a fresh string that meets the positional conditions
-                s = tuple(map(rng.choice, allowed))
-            if s in seen:
-                continue
-            misses = sum(not holds(cond, s) for cond in self.rule)
-            if misses > 1 or (mutated and misses == 0) or len(found[misses == 0]) >= wanted:
-                continue
-            seen.add(s)
-            found[misses == 0].append(s)
-            if min(len(found[True]), len(found[False])) >= wanted:
-                break
-        else:
+        rng = self.rng
+        kinds = rng.sample(features(self.length), self.params["conditions"])
+        self.rule = [(kind, arg, rng.random() < 0.5) for kind, arg in kinds]
+        # The items' labels, as if the items were drawn from n positives and n negatives.
+        n = self.params["items"]
+        labels = [k < n for k in rng.sample(range(2 * n), n)]
+        # Positives meet every condition; negatives are near misses, meeting all conditions but one.
+        positives = self._sample(EXAMPLES_PER_LABEL + labels.count(True), [self._digits_allowed()], misses=0)
+        negatives = self._sample(EXAMPLES_PER_LABEL + labels.count(False),
+                                 [self._digits_allowed(broken) for broken in self.rule], misses=1)
+        if positives is None or negatives is None:
             return False
-        self.examples = {label: found[label][:EXAMPLES_PER_LABEL] for label in (True, False)}
-        pool = found[True][EXAMPLES_PER_LABEL:] + found[False][EXAMPLES_PER_LABEL:]
-        self.items = rng.sample(pool, self.params["items"])
+        self.examples = {True: positives[:EXAMPLES_PER_LABEL], False: negatives[:EXAMPLES_PER_LABEL]}
+        unused = {True: iter(positives[EXAMPLES_PER_LABEL:]), False: iter(negatives[EXAMPLES_PER_LABEL:])}
+        self.items = [next(unused[label]) for label in labels]
         return True
 
-    def _accepts(self, digits: tuple[int, ...]) -> bool:
-        return all(holds(cond, digits) for cond in self.rule)
+    def _digits_allowed(self, broken: tuple[str, int, bool] | None = None) -> list[str]:
+        """Per position, the digits that meet every positional condition but ``broken``, which they break."""
+        allowed = [DIGITS] * self.length
+        for condition in self.rule:
+            if condition[0] in ("even", "big"):
+                p, wanted = condition[1], condition is not broken
+                allowed[p] = "".join(d for d in allowed[p] if holds(condition, d * self.length) == wanted)
+        return allowed
+
+    def _sample(self, count: int, alphabets: list[list[str]], misses: int) -> list[str] | None:
+        """``count`` distinct strings that break exactly ``misses`` conditions, or None if none turn up.
+
+        Strings are drawn in batches, one digit per position from one of ``alphabets`` (so the positional
+        conditions come out as those digits make them) and kept if they break the right number of conditions.
+        """
+        found: dict[str, None] = {}  # insertion-ordered, for determinism
+        for _ in range(MAX_CANDIDATES // count):
+            letters = self.rng.choice(alphabets)
+            for s in map("".join, zip(*[self.rng.choices(digits, k=count) for digits in letters])):
+                if s not in found and self._misses(s) == misses:
+                    found[s] = None
+                    if len(found) == count:
+                        return list(found)
+        return None
+
+    def _misses(self, digits: str) -> int:
+        """How many of the rule's conditions the string breaks."""
+        return [holds(condition, digits) for condition in self.rule].count(False)
+
+    def _accepts(self, digits: str) -> bool:
+        return self._misses(digits) == 0
 
     def turn_limit(self) -> int:
         return self.tests_left + len(self.items) + 2
 
     def status(self) -> str:
-        return (f"Classified: {len(self.answered)}/{len(self.items)}. Mistakes: {self.mistakes}/{self.allowed} "
-                f"allowed. Tests left: {self.tests_left}.")
+        return (f"Classified: {len(self.items) - len(self.unanswered)}/{len(self.items)}. Mistakes: {self.mistakes}/"
+                f"{self.allowed} allowed. Tests left: {self.tests_left}.")
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)
@@ -128,22 +146,23 @@ class HiddenRuleInduction(EvolvableEnv):
             if self.tests_left == 0:
                 return Feedback("No tests left; classify the strings.")
             self.tests_left -= 1
-            verdict = "ACCEPTED" if self._accepts(tuple(map(int, text))) else "REJECTED"
+            verdict = "ACCEPTED" if self._accepts(text) else "REJECTED"
             return Feedback(f"The rule {verdict} {text}. Tests left: {self.tests_left}.")
         if verb == "classify" and len(args) == 2:
             k = parse_int(args[0].lstrip("#"), 1, len(self.items), "string number") - 1
-            if args[1].lower() not in ("yes", "no"):
+            answer = args[1].lower()
+            if answer not in ("yes", "no"):
                 raise InvalidAction("say 'yes' (accepted) or 'no' (rejected)")
-            if k in self.answered:
+            if k not in self.unanswered:
                 raise InvalidAction(f"string #{k + 1} is already classified")
-            self.answered.add(k)
+            self.unanswered.remove(k)
             truth = self._accepts(self.items[k])
-            right = (args[1].lower() == "yes") == truth
+            right = (answer == "yes") == truth
             verdict = f"string #{k + 1} is {'accepted' if truth else 'rejected'} by the rule"
             self.mistakes += not right
             if self.mistakes > self.allowed:
                 return lose(f"Wrong: {verdict}. Too many mistakes. {self._reveal()}")
-            if len(self.answered) == len(self.items):
+            if not self.unanswered:
                 return win(f"{'Right' if right else 'Wrong'}: {verdict}. All strings are classified. You win!")
             return Feedback(f"{'Right' if right else 'Wrong'}: {verdict}.")
         raise InvalidAction("use 'test D1 D2 ...' or 'classify K yes|no'")
@@ -152,11 +171,10 @@ class HiddenRuleInduction(EvolvableEnv):
         return "The rule was: " + " AND ".join(describe(c) for c in self.rule) + "."
 
     def oracle_action(self) -> str:
-        k = min(set(range(len(self.items))) - self.answered)
+        k = self.unanswered[0]
         return "\\boxed{classify %d %s}" % (k + 1, "yes" if self._accepts(self.items[k]) else "no")
 
     def random_action(self, rng) -> str:
         if rng.random() < 0.5:
-            return "\\boxed{test %s}" % " ".join(str(rng.randrange(10)) for _ in range(self.length))
-        k = rng.choice(sorted(set(range(len(self.items))) - self.answered))
-        return "\\boxed{classify %d %s}" % (k + 1, rng.choice(["yes", "no"]))
+            return "\\boxed{test %s}" % " ".join(rng.choices(DIGITS, k=self.length))
+        return "\\boxed{classify %d %s}" % (rng.choice(self.unanswered) + 1, rng.choice(("yes", "no")))

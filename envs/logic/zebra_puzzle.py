@@ -1,6 +1,6 @@
 """An Einstein (zebra) puzzle: deduce who lives where from clues, then answer one attribute at a time."""
 
-from collections import deque
+from functools import cache
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
@@ -15,29 +15,39 @@ ATTRIBUTES = {
     "car": ("the {} driver", "Ford Toyota BMW Honda Audi Fiat Volvo Tesla"),
     "music": ("the {} listener", "jazz rock blues pop opera reggae folk techno"),
 }
-CLUE_TEXT = {
-    "at": "{x} lives in house {y}.",
-    "same": "{x} and {y} live in the same house.",
-    "diff": "{x} and {y} live in different houses.",
-    "left": "{x} lives directly left of {y}.",
-    "next": "{x} lives next to {y}.",
-    "before": "{x} lives somewhere left of {y}.",
+NAMES = list(ATTRIBUTES)
+WORDS = [values.split() for _, values in ATTRIBUTES.values()]
+# Clues start with the person, so the person is written with a capital letter.
+PEOPLE = [[(template[0].upper() + template[1:]).format(w) for w in values.split()]
+          for template, values in ATTRIBUTES.values()]
+OBJECTS = [[template.format(w) for w in values.split()] for template, values in ATTRIBUTES.values()]
+VALUE_NUMBER = [{w.lower(): v for v, w in enumerate(words)} for words in WORDS]  # per attribute
+CLUE_TEXT = {  # {0} is x, {1} is y (a house number for "at")
+    "at": "{0} lives in house {1}.",
+    "same": "{0} and {1} live in the same house.",
+    "diff": "{0} and {1} live in different houses.",
+    "left": "{0} lives directly left of {1}.",
+    "next": "{0} lives next to {1}.",
+    "before": "{0} lives somewhere left of {1}.",
 }
-CLUE_KINDS = list(CLUE_TEXT)
-CLUE_CUM_WEIGHTS = [1, 6, 8, 10, 13, 15]  # kinds weighted 1, 5, 2, 2, 3, 2 in CLUE_TEXT's order
+CLUE_WEIGHTS = {"at": 1, "same": 5, "diff": 2, "left": 2, "next": 3, "before": 2}
+CLUE_DRAW = tuple(kind for kind, weight in CLUE_WEIGHTS.items() for _ in range(weight))  # drawn uniformly
+RULES = """{n} houses stand in a row, numbered 1 (left) to {n} (right); one person lives in each.
+Each attribute below takes each of its values in exactly one house:
+{attributes}
+Clues:
+{clues}
+Goal: work out every attribute of every house.
+Command: \\boxed{{answer ATTRIBUTE V1 V2 ...}} gives the values of one attribute for houses 1 to
+{n} in order. A right answer is locked in; a wrong one is a mistake, and you may make only
+{allowed} mistake(s) (one more ends the game). Answer every attribute to win.
+Example: \\boxed{{answer {example}}}"""
 
 
-def related_houses(kind: str, house: int, n: int) -> set[int]:
-    """The houses y may live in for the clue ``kind`` to hold of x living in ``house``."""
-    if kind == "same":
-        return {house}
-    if kind == "diff":
-        return set(range(n)) - {house}
-    if kind == "left":
-        return {house + 1}
-    if kind == "next":
-        return {house - 1, house + 1}
-    return set(range(house + 1, n))  # before
+@cache
+def value_lines(attributes: int, n: int) -> str:
+    """The first ``attributes`` attributes with their first ``n`` values, one line each."""
+    return "\n".join(f"  {a}: {', '.join(words[:n])}" for a, words in zip(NAMES[:attributes], WORDS))
 
 
 class ZebraPuzzle(EvolvableEnv):
@@ -48,50 +58,53 @@ class ZebraPuzzle(EvolvableEnv):
 
     def _new_episode(self) -> str:
         n = self.n = min(self.params["houses"], 8)
-        names = list(ATTRIBUTES)[: min(self.params["attributes"], len(ATTRIBUTES))]
-        self.names = names
-        self.values = [ATTRIBUTES[a][1].split()[:n] for a in names]
-        # value id a*n+v; house[vid] is its house (0-based) in the solution
-        self.house = [h for _ in names for h in self.rng.sample(range(n), n)]
+        self.names = NAMES[: min(self.params["attributes"], len(NAMES))]
+        self.values = [words[:n] for words in WORDS[: len(self.names)]]
+        # value id a*n+v; house[vid] is its house (0-based) in the solution, resident[a*n+h] the value id there
+        self.house = []
+        for _ in self.names:
+            houses = list(range(n))
+            self.rng.shuffle(houses)
+            self.house += houses
+        self.resident = [0] * len(self.house)
+        for vid, h in enumerate(self.house):
+            self.resident[vid - vid % n + h] = vid
         self.clues = self._make_clues()
-        self.solved: set[int] = set()
+        self.unsolved = list(range(len(self.names)))
         self.mistakes = 0
         self.allowed = self.params["mistakes_allowed"]
-        lines = [
-            f"{n} houses stand in a row, numbered 1 (left) to {n} (right); one person lives in each.",
-            "Each attribute below takes each of its values in exactly one house:",
-            *(f"  {a}: {', '.join(vals)}" for a, vals in zip(names, self.values)),
-            "Clues:",
-            *(f"  {k + 1}. {self._clue_text(c)}" for k, c in enumerate(self.clues)),
-            "Goal: work out every attribute of every house.",
-            "Command: \\boxed{answer ATTRIBUTE V1 V2 ...} gives the values of one attribute for houses 1 to",
-            f"{n} in order. A right answer is locked in; a wrong one is a mistake, and you may make only",
-            f"{self.allowed} mistake(s) (one more ends the game). Answer every attribute to win.",
-            f"Example: \\boxed{{answer {names[0]} {' '.join(self.values[0])}}}",
-        ]
-        return "\n".join(lines)
+        self._update_status()
+        return RULES.format(
+            n=n, allowed=self.allowed, example=f"{self.names[0]} {' '.join(self.values[0])}",
+            attributes=value_lines(len(self.names), n),
+            clues="\n".join([f"  {k}. {self._clue_text(c)}" for k, c in enumerate(self.clues, 1)]),
+        )
 
     # -- puzzle generation: add true clues until propagation alone fixes every value ---------------
     def _make_clues(self) -> list[tuple[str, int, int]]:
-        self.domains = [(1 << self.n) - 1] * len(self.house)
+        n = self.n
+        self.domains = dom = [(1 << n) - 1] * len(self.house)  # bit h: the value may live in house h
+        # value id -> the constraints that mention it: its attribute's "all in different houses" first
+        distinct = [("distinct", first, 0) for first in range(0, len(dom), n)]
+        self.watch = [[distinct[vid // n]] for vid in range(len(dom))]
         clues: list[tuple[str, int, int]] = []
-        watch: list[list[int]] = [[] for _ in self.domains]  # value id -> the clues that mention it
         misses, solved = 0, False
         while not solved:
             clue = self._random_clue() if misses < 6 else self._position_clue()
             # The domains are a fixpoint of the clues so far, so a clue that narrows neither of its
             # own values adds nothing; one that does is kept and propagated.
-            if not self._narrows(clue):
+            changes = [(vid, new) for vid, new in self._apply(clue) if new != dom[vid]]
+            if not changes:
                 misses += 1
                 continue
             misses = 0
-            kind, x, y = clue
-            watch[x].append(len(clues))
-            if kind != "at":
-                watch[y].append(len(clues))
             clues.append(clue)
-            self._propagate(self.domains, clues, watch)
-            solved = not any(d & (d - 1) for d in self.domains)
+            kind, x, y = clue
+            self.watch[x].append(clue)
+            if kind != "at":
+                self.watch[y].append(clue)
+            self._propagate(changes)
+            solved = sum(map(int.bit_count, dom)) == len(dom)  # one house left for every value
         return clues
 
     def _position_clue(self) -> tuple[str, int, int]:
@@ -99,106 +112,90 @@ class ZebraPuzzle(EvolvableEnv):
         return ("at", vid, self.house[vid])
 
     def _random_clue(self) -> tuple[str, int, int]:
-        n, rng, house = self.n, self.rng, self.house
-        x = rng.randrange(len(house))
-        kind = rng.choices(CLUE_KINDS, cum_weights=CLUE_CUM_WEIGHTS)[0]
-        if kind != "at":
-            # "same"/"diff" across attributes only: inside one attribute they say nothing new
-            houses, across = related_houses(kind, house[x], n), kind in ("same", "diff")
-            fits = [v for v, h in enumerate(house) if h in houses and not (across and v // n == x // n)]
-            if fits:
-                return (kind, x, rng.choice(fits))
-        return ("at", x, house[x])
+        """A true clue about a random value x; y is drawn uniformly from the values the kind allows."""
+        n, random, house = self.n, self.rng.random, self.house  # int(random() * k): cheaper than randrange(k)
+        attributes = len(self.names)
+        x = int(random() * len(house))
+        h = house[x]
+        kind = CLUE_DRAW[int(random() * len(CLUE_DRAW))]
+        if kind in ("same", "diff") and attributes > 1:
+            # across attributes only: inside one attribute they say nothing new
+            other = (x // n + 1 + int(random() * (attributes - 1))) % attributes
+            if kind == "diff":
+                h = (h + 1 + int(random() * (n - 1))) % n
+            return (kind, x, self.resident[other * n + h])
+        if kind == "left" and h + 1 < n:
+            y_house = h + 1
+        elif kind == "next":  # either neighbour, evenly where there are two
+            y_house = h + 1 if h == 0 or (h + 1 < n and random() < 0.5) else h - 1
+        elif kind == "before" and h + 1 < n:
+            y_house = h + 1 + int(random() * (n - 1 - h))
+        else:
+            return ("at", x, h)
+        return (kind, x, self.resident[int(random() * attributes) * n + y_house])
 
-    def _narrows(self, clue: tuple[str, int, int]) -> bool:
-        """Whether applying ``clue`` once would shrink the domain of one of its two values."""
-        dom = self.domains[:]
-
-        def update(vid: int, new: int) -> None:
-            dom[vid] = new
-
-        self._apply(dom, clue, update)
-        return dom != self.domains
-
-    def _apply(self, dom: list[int], clue: tuple[str, int, int], update) -> None:
-        """Narrow the domains of a clue's values: ``update(vid, new)`` with each value's new domain."""
-        kind, x, y = clue
+    def _apply(self, constraint: tuple[str, int, int]) -> list[tuple[int, int]]:
+        """``(value id, narrowed domain)`` for the values one constraint can narrow, given the others' domains."""
+        kind, x, y = constraint
+        dom = self.domains
+        if kind == "distinct":
+            # One attribute's values (ids x..x+n-1) take distinct houses: a value whose house is known
+            # rules that house out for the others, and a house only one value can take is that value's.
+            members = dom[x : x + self.n]
+            known = once = twice = 0
+            for d in members:
+                if not d & (d - 1):
+                    known |= d
+                twice |= once & d
+                once |= d
+            only = once & ~twice  # houses that a single value can take
+            return [(x + i, (d & only) or d & ~known) for i, d in enumerate(members) if d & (d - 1)]
+        dx, dy = dom[x], dom[y]
         full = (1 << self.n) - 1
         if kind == "at":
-            update(x, dom[x] & (1 << y))
-        elif kind == "same":
-            update(x, dom[x] & dom[y])
-            update(y, dom[x] & dom[y])
-        elif kind == "diff":
-            if not dom[x] & (dom[x] - 1):
-                update(y, dom[y] & ~dom[x])
-            if not dom[y] & (dom[y] - 1):
-                update(x, dom[x] & ~dom[y])
-        elif kind == "left":
-            update(x, dom[x] & (dom[y] >> 1))
-            update(y, dom[y] & (dom[x] << 1) & full)
-        elif kind == "next":
-            update(x, dom[x] & ((dom[y] << 1) | (dom[y] >> 1)) & full)
-            update(y, dom[y] & ((dom[x] << 1) | (dom[x] >> 1)) & full)
-        else:  # before
-            update(x, dom[x] & ((1 << (dom[y].bit_length() - 1)) - 1))
-            lowest = (dom[x] & -dom[x]).bit_length()
-            update(y, dom[y] & ~((1 << lowest) - 1))
+            return [(x, dx & (1 << y))]
+        if kind == "same":
+            return [(x, dx & dy), (y, dx & dy)]
+        if kind == "diff":
+            return [(x, dx & ~dy if not dy & (dy - 1) else dx), (y, dy & ~dx if not dx & (dx - 1) else dy)]
+        if kind == "left":
+            return [(x, dx & (dy >> 1)), (y, dy & (dx << 1) & full)]
+        if kind == "next":
+            return [(x, dx & ((dy << 1) | (dy >> 1)) & full), (y, dy & ((dx << 1) | (dx >> 1)) & full)]
+        # before: x lives left of y's rightmost house, y right of x's leftmost one
+        lowest = (dx & -dx).bit_length()
+        return [(x, dx & ((1 << (dy.bit_length() - 1)) - 1)), (y, dy & ~((1 << lowest) - 1))]
 
-    def _propagate(self, dom: list[int], clues: list[tuple[str, int, int]], watch: list[list[int]]) -> None:
-        """Bring ``dom`` (a fixpoint of all clues but the last) to a fixpoint of every clue, in place."""
-        n = self.n
-        queue = deque([("clue", len(clues) - 1)])
-        queued = set(queue)
-
-        def push(item: tuple[str, int]) -> None:
-            if item not in queued:
-                queued.add(item)
-                queue.append(item)
-
-        def update(vid: int, new: int) -> None:
-            if new != dom[vid]:
-                dom[vid] = new
-                for k in watch[vid]:
-                    push(("clue", k))
-                push(("attr", vid // n))
-
-        while queue:
-            item = queue.popleft()
-            queued.discard(item)
-            if item[0] == "clue":
-                self._apply(dom, clues[item[1]], update)
-                continue
-            # One attribute's values take distinct houses: a value whose house is known rules that
-            # house out for the others, and a house only one value can take is that value's house.
-            members = range(item[1] * n, item[1] * n + n)
-            known = once = twice = 0
-            for v in members:
-                if not dom[v] & (dom[v] - 1):
-                    known |= dom[v]
-                twice |= once & dom[v]
-                once |= dom[v]
-            only = once & ~twice  # houses that a single value can take
-            for v in members:
-                if dom[v] & (dom[v] - 1):
-                    update(v, (dom[v] & only) or dom[v] & ~known)
-
-    def _person(self, vid: int) -> str:
-        a, v = divmod(vid, self.n)
-        return ATTRIBUTES[self.names[a]][0].format(self.values[a][v])
+    def _propagate(self, changes: list[tuple[int, int]]) -> None:
+        """Narrow the domains by ``changes``, then by every consequence, up to a fixpoint of all constraints."""
+        dom, watch = self.domains, self.watch
+        narrowed = []  # values whose constraints are to be applied again
+        for vid, new in changes:
+            dom[vid] = new
+            narrowed.append(vid)
+        while narrowed:
+            for constraint in watch[narrowed.pop()]:
+                for vid, new in self._apply(constraint):
+                    if new != dom[vid]:
+                        dom[vid] = new
+                        narrowed.append(vid)
 
     def _clue_text(self, clue: tuple[str, int, int]) -> str:
         kind, x, y = clue
-        text = CLUE_TEXT[kind].format(x=self._person(x), y=y + 1 if kind == "at" else self._person(y))
-        return text[0].upper() + text[1:]
+        n = self.n
+        person = PEOPLE[x // n][x % n]
+        return CLUE_TEXT[kind].format(person, y + 1 if kind == "at" else OBJECTS[y // n][y % n])
 
     # -- play ---------------------------------------------------------------------------------------
     def turn_limit(self) -> int:
         return len(self.names) + self.allowed + 2
 
     def status(self) -> str:
-        done = ", ".join(self.names[a] for a in sorted(self.solved)) or "none"
-        return f"Solved: {done}. Mistakes: {self.mistakes}/{self.allowed} allowed."
+        return self._status
+
+    def _update_status(self) -> None:
+        solved = ", ".join([a for k, a in enumerate(self.names) if k not in self.unsolved]) or "none"
+        self._status = f"Solved: {solved}. Mistakes: {self.mistakes}/{self.allowed} allowed."
 
     def _row(self, a: int) -> list[str]:
         row = [""] * self.n
@@ -210,35 +207,38 @@ class ZebraPuzzle(EvolvableEnv):
         verb, args = split_command(command)
         if verb != "answer" or not args:
             raise InvalidAction("use 'answer ATTRIBUTE V1 ... Vn'")
-        name = args[0].lower()
+        name, n = args[0].lower(), self.n
         if name not in self.names:
             raise InvalidAction(f"unknown attribute {args[0][:40]!r}; attributes: {', '.join(self.names)}")
         a = self.names.index(name)
-        lookup = {w.lower(): w for w in self.values[a]}
-        given = [lookup.get(w.lower()) for w in args[1:]]
-        if len(given) != self.n or None in given or len(set(given)) != self.n:
-            raise InvalidAction(f"give each of the {self.n} {name} values once, for houses 1 to {self.n}")
-        if a in self.solved:
+        numbers = VALUE_NUMBER[a]
+        given = [numbers.get(w.lower(), n) for w in args[1:]]  # value numbers, n for a word not in play
+        if sorted(given) != list(range(n)):
+            raise InvalidAction(f"give each of the {n} {name} values once, for houses 1 to {n}")
+        if a not in self.unsolved:
             raise InvalidAction(f"{name} is already solved")
-        row = self._row(a)
-        right = sum(g == r for g, r in zip(given, row))
-        if right == self.n:
-            self.solved.add(a)
-            if len(self.solved) == len(self.names):
-                return win(f"Correct: {name} is {' '.join(row)}. Every attribute is solved. You win!")
+        right = sum([self.house[a * n + v] == h for h, v in enumerate(given)])
+        if right == n:
+            self.unsolved.remove(a)
+            self._update_status()
+            if not self.unsolved:
+                return win(f"Correct: {name} is {' '.join(self._row(a))}. Every attribute is solved. You win!")
             return Feedback(f"Correct: {name} is locked in.")
         self.mistakes += 1
+        self._update_status()
         if self.mistakes > self.allowed:
-            return lose(f"Wrong ({right} of {self.n} houses right). Too many mistakes. {self._reveal()}")
-        return Feedback(f"Wrong: {right} of {self.n} houses are right. Mistakes: {self.mistakes}/{self.allowed}.")
+            return lose(f"Wrong ({right} of {n} houses right). Too many mistakes. {self._reveal()}")
+        return Feedback(f"Wrong: {right} of {n} houses are right. Mistakes: {self.mistakes}/{self.allowed}.")
 
     def _reveal(self) -> str:
         return "Solution: " + "; ".join(f"{a} {' '.join(self._row(i))}" for i, a in enumerate(self.names)) + "."
 
     def oracle_action(self) -> str:
-        a = min(set(range(len(self.names))) - self.solved)
+        a = self.unsolved[0]
         return "\\boxed{answer %s %s}" % (self.names[a], " ".join(self._row(a)))
 
     def random_action(self, rng) -> str:
-        a = rng.choice(sorted(set(range(len(self.names))) - self.solved))
-        return "\\boxed{answer %s %s}" % (self.names[a], " ".join(rng.sample(self.values[a], self.n)))
+        a = rng.choice(self.unsolved)
+        words = self.values[a][:]
+        rng.shuffle(words)
+        return "\\boxed{answer %s %s}" % (self.names[a], " ".join(words))

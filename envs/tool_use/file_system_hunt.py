@@ -16,6 +16,17 @@ SYMBOLS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 SELECTORS = {"largest": "the largest file", "smallest": "the smallest file",
              "newest": "the most recently modified file", "oldest": "the least recently modified file"}
 SELECTOR_TEXTS = list(SELECTORS.values())
+RULES = """You are in a Unix-like shell. A passphrase is split into parts hidden in files; each part's file
+says where the next part is, described by a directory and a property shown by ls (size, date,
+owner or extension). Other files hold decoy parts, so read only the file the clue points to.
+The passphrase has {total} parts. The first part is in {first} there.
+Commands (paths may be absolute or relative to the current directory; '..' goes up):
+  \\boxed{{ls PATH}}: list a directory (\\boxed{{ls}} lists the current one): owner, size, modified, name
+  \\boxed{{cd PATH}}: change directory
+  \\boxed{{cat PATH}}: print a file
+  \\boxed{{answer PASSPHRASE}}: the parts joined in order (parts AB3 and K7Q give \\boxed{{answer AB3K7Q}});
+  a wrong passphrase loses.
+Example: \\boxed{{ls /}}"""
 
 
 class FileSystemHunt(EvolvableEnv):
@@ -26,55 +37,46 @@ class FileSystemHunt(EvolvableEnv):
 
     def _new_episode(self) -> str:
         rng, p = self.rng, self.params
-        self.subdirs: dict[str, list[str]] = {"/": []}  # in creation order
-        while len(self.subdirs) <= p["dirs"]:
-            parent = rng.choice(list(self.subdirs))
-            name = rng.choice(DIR_NAMES)
+        random = rng.random  # int(random() * k) draws like randrange(k), several times cheaper
+        self.dirs = ["/"]  # in creation order
+        self.subdirs: dict[str, list[str]] = {"/": []}
+        while len(self.dirs) <= p["dirs"]:
+            parent = self.dirs[int(random() * len(self.dirs))]
+            name = DIR_NAMES[int(random() * len(DIR_NAMES))]
             while name in self.subdirs[parent]:  # a name the parent does not have yet, uniformly
-                name = rng.choice(DIR_NAMES)
+                name = DIR_NAMES[int(random() * len(DIR_NAMES))]
             self.subdirs[parent].append(name)
-            self.subdirs[join(parent, name)] = []
-        self.dirs = list(self.subdirs)
+            path = join(parent, name)
+            self.subdirs[path] = []
+            self.dirs.append(path)
         counts = rng.choices(range(2, p["files_per_dir"] + 1), k=len(self.dirs))
         # Every file's attributes drawn in one go; sizes and times differ across the tree, so within a directory.
         files = sum(counts)
-        sizes = iter(rng.sample(range(100, 10000), files))
-        minutes = iter(rng.sample(range(60 * 24 * 60), files))
-        owners = iter(rng.choices(USERS, k=files))
-        contents = iter(rng.choices(FILLER, k=files))
-        self.files: dict[str, dict[str, list]] = {  # dir -> name -> [owner, size, modified minute, content]
-            d: {name: [next(owners), next(sizes), next(minutes), next(contents)] for name in rng.sample(FILE_NAMES, k)}
-            for d, k in zip(self.dirs, counts)
+        entries = map(list, zip(rng.choices(USERS, k=files), distinct(random, range(100, 10000), files),
+                                distinct(random, range(60 * 24 * 60), files), rng.choices(FILLER, k=files)))
+        # dir -> name -> [owner, size, modified minute, content]; zip stops at the names, taking k entries
+        self.files: dict[str, dict[str, list]] = {
+            d: dict(zip(distinct(random, FILE_NAMES, k), entries)) for d, k in zip(self.dirs, counts)
         }
         total = p["parts"]
-        self.parts = ["".join(rng.choices(SYMBOLS, k=3)) for _ in range(total)]
         self.clue_dirs = rng.sample(self.dirs[1:], total)  # [0] is "/"
         hints = [self._pick_clue_file(d) for d in self.clue_dirs]
         self.clue_paths = [join(d, name) for d, (name, _) in zip(self.clue_dirs, hints)]
-        for d in self.clue_dirs:
-            for entry in self.files[d].values():  # decoys look just like real parts
-                fake = "".join(rng.choices(SYMBOLS, k=3))
-                entry[3] = f"Part {rng.randint(1, total)} of {total}: {fake}. The next part is in " \
-                           f"{rng.choice(self.dirs)}: {rng.choice(SELECTOR_TEXTS)} there."
+        decoys = [entry for d in self.clue_dirs for entry in self.files[d].values()]
+        symbols = "".join(rng.choices(SYMBOLS, k=3 * (total + len(decoys))))
+        self.parts = [symbols[3 * k : 3 * k + 3] for k in range(total)]
+        for k, entry in enumerate(decoys, total):  # decoys look just like real parts
+            folder = self.dirs[int(random() * len(self.dirs))]
+            selector = SELECTOR_TEXTS[int(random() * len(SELECTOR_TEXTS))]
+            entry[3] = f"Part {1 + int(random() * total)} of {total}: {symbols[3 * k : 3 * k + 3]}. " \
+                       f"The next part is in {folder}: {selector} there."
         for k, (d, (name, _)) in enumerate(zip(self.clue_dirs, hints)):
             pointer = f"The next part is in {self.clue_dirs[k + 1]}: {hints[k + 1][1]} there." if k + 1 < total \
                 else "This was the last part."
             self.files[d][name][3] = f"Part {k + 1} of {total}: {self.parts[k]}. {pointer}"
         self.cwd, self.read, self.listed = "/", set(), set()
         self.listings: dict[str, str] = {}  # each directory's ls output, written when first listed
-        return (
-            "You are in a Unix-like shell. A passphrase is split into parts hidden in files; each part's file\n"
-            "says where the next part is, described by a directory and a property shown by ls (size, date,\n"
-            "owner or extension). Other files hold decoy parts, so read only the file the clue points to.\n"
-            f"The passphrase has {total} parts. The first part is in {self.clue_dirs[0]}: {hints[0][1]} there.\n"
-            "Commands (paths may be absolute or relative to the current directory; '..' goes up):\n"
-            "  \\boxed{ls PATH}: list a directory (\\boxed{ls} lists the current one): owner, size, modified, name\n"
-            "  \\boxed{cd PATH}: change directory\n"
-            "  \\boxed{cat PATH}: print a file\n"
-            "  \\boxed{answer PASSPHRASE}: the parts joined in order (parts AB3 and K7Q give \\boxed{answer AB3K7Q});\n"
-            "  a wrong passphrase loses.\n"
-            "Example: \\boxed{ls /}"
-        )
+        return RULES.format(total=total, first=f"{self.clue_dirs[0]}: {hints[0][1]}")
 
     def _pick_clue_file(self, d: str) -> tuple[str, str]:
         entries = self.files[d]
@@ -168,7 +170,18 @@ class FileSystemHunt(EvolvableEnv):
             return "\\boxed{cd %s}" % folder
         if roll < 0.6:
             return "\\boxed{ls %s}" % folder
-        return "\\boxed{cat %s}" % join(folder, rng.choice(sorted(self.files[folder])))
+        return "\\boxed{cat %s}" % join(folder, rng.choice(list(self.files[folder])))
+
+
+def distinct(random, population, k: int) -> list:
+    """``k`` distinct members of ``population`` in random order, as ``rng.sample`` draws them
+    but cheaper when ``k`` is well below the population's size (``random`` is ``rng.random``)."""
+    if k > len(population):
+        raise ValueError(f"cannot draw {k} distinct values from {len(population)}")
+    picked: dict = {}  # insertion-ordered, so the order is the drawing order
+    while len(picked) < k:
+        picked[population[int(random() * len(population))]] = None
+    return list(picked)
 
 
 def join(folder: str, name: str) -> str:
