@@ -13,22 +13,14 @@ class ShortestPath(EvolvableEnv):
 
     def _new_episode(self) -> str:
         n = self.params["towns"]
-        self.roads: list[dict[int, int]] = [{} for _ in range(n)]
-        order = list(range(n))
-        self.rng.shuffle(order)
-        for i in range(1, n):  # a random spanning tree keeps every town reachable
-            self._add_road(order[i], order[self.rng.randrange(i)])
-        for _ in range(self.params["extra_roads"]):
-            a, b = self.rng.sample(range(n), 2)
-            self._add_road(a, b)
-        self.start = self.rng.randrange(n)
+        self.roads = _random_map(n, self.params["extra_roads"], self.rng)
+        self.start = int(self.rng.random() * n)
         self.distance = _dijkstra(self.roads, self.start)
-        self.goal = max(range(n), key=lambda v: (self.distance[v], v))
+        far = max(self.distance)
+        self.goal = self.distance.index(far)  # the first of the farthest towns
         # Dijkstra must open every town strictly closer than the goal before the goal's distance is final.
-        needed = sum(d < self.distance[self.goal] for d in self.distance)
-        self.budget = needed + self.params["spare_queries"]
-        self.opened: dict[int, dict[int, int]] = {}
-        self.listings: dict[int, str] = {}  # each town's road list, written when first asked for
+        self.budget = n - self.distance.count(far) + self.params["spare_queries"]
+        self.opened: dict[int, str] = {}  # each town asked for, with its road list as shown
         return (
             f"A hidden map has {n} towns, numbered 0 to {n - 1}, joined by two-way roads with positive lengths.\n"
             f"Goal: find the length of the shortest route from town {self.start} to town {self.goal}.\n"
@@ -37,11 +29,6 @@ class ShortestPath(EvolvableEnv):
             "\\boxed{answer d} claims the shortest distance is d and ends the game (a wrong claim loses).\n"
             f"Example: \\boxed{{neighbors {self.start}}}"
         )
-
-    def _add_road(self, a: int, b: int) -> None:
-        if b not in self.roads[a]:
-            length = self.rng.randint(1, 9)
-            self.roads[a][b] = self.roads[b][a] = length
 
     def turn_limit(self) -> int:
         return self.budget + 3
@@ -60,12 +47,11 @@ class ShortestPath(EvolvableEnv):
             return lose(f"Wrong: the shortest distance is {self.distance[self.goal]}, not {claim}. You lost.")
         town = parse_index(args[0], len(self.roads), "town")
         if town in self.opened:
-            return Feedback(f"Town {town} was already listed: {self.listings[town]}")
+            return Feedback(f"Town {town} was already listed: {self.opened[town]}")
         if len(self.opened) >= self.budget:
             return lose(f"No queries left ({self.budget} used). You lost. " + self._reveal())
-        self.opened[town] = self.roads[town]
-        self.listings[town] = _describe(town, self.roads[town])
-        return Feedback(self.listings[town])
+        self.opened[town] = listing = _describe(town, self.roads[town])
+        return Feedback(listing)
 
     def _reveal(self) -> str:
         return f"The shortest distance from {self.start} to {self.goal} was {self.distance[self.goal]}."
@@ -85,16 +71,33 @@ class ShortestPath(EvolvableEnv):
             if town not in self.opened:
                 return "\\boxed{neighbors %d}" % town
             done.add(town)
-            for other, length in self.opened[town].items():
+            for other, length in self.roads[town].items():
                 if dist + length < best.get(other, float("inf")):
                     best[other] = dist + length
                     heapq.heappush(heap, (dist + length, other != self.goal, other))
         raise AssertionError("the goal is always reachable")
 
     def random_action(self, rng) -> str:
+        n = len(self.roads)
         if rng.random() < 0.1:
-            return "\\boxed{answer %d}" % rng.randint(1, 9 * len(self.roads))
-        return "\\boxed{neighbors %d}" % rng.randrange(len(self.roads))
+            return "\\boxed{answer %d}" % (1 + int(rng.random() * 9 * n))
+        return "\\boxed{neighbors %d}" % int(rng.random() * n)
+
+
+def _random_map(towns: int, extra_roads: int, rng) -> list[dict[int, int]]:
+    """Each town's roads (neighbour -> length 1..9): a random spanning tree, so every town is
+    reachable, plus ``extra_roads`` random roads (one already there is skipped)."""
+    roads: list[dict[int, int]] = [{} for _ in range(towns)]
+    order = sorted(range(towns), key=lambda _: rng.random())  # the towns in random order
+    for i in range(1, towns):  # each town in the random order joins one before it
+        a, b = order[i], order[int(rng.random() * i)]
+        roads[a][b] = roads[b][a] = 1 + int(rng.random() * 9)
+    for _ in range(extra_roads):
+        a, b = int(rng.random() * towns), int(rng.random() * (towns - 1))
+        b += b >= a  # a town other than a, all equally likely
+        if b not in roads[a]:
+            roads[a][b] = roads[b][a] = 1 + int(rng.random() * 9)
+    return roads
 
 
 def _dijkstra(roads: list[dict[int, int]], source: int) -> list[int]:
@@ -113,5 +116,5 @@ def _dijkstra(roads: list[dict[int, int]], source: int) -> list[int]:
 
 
 def _describe(town: int, roads: dict[int, int]) -> str:
-    listed = ", ".join(f"{other} (length {length})" for other, length in sorted(roads.items()))
+    listed = ", ".join([f"{other} (length {length})" for other, length in sorted(roads.items())])
     return f"Town {town} has roads to: {listed}."
