@@ -4,7 +4,28 @@ Every rule on the intended proof is necessary, so the budget of rule application
 proof's length plus a few spare. Distractors either fire uselessly or can never fire.
 """
 
+from functools import cache
+
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
+
+OPENING = (
+    "Facts (known to be true): %s.\n"
+    "Rules:\n"
+    "%s\n"
+    "Goal: establish %s.\n"
+    "Command: \\boxed{apply K} fires rule K: if every atom in its 'if' part is known, its 'then' atom\n"
+    "becomes known. Applying a rule whose 'if' part is not all known does nothing.\n"
+    "Every application counts, fired or not, and you have %d.\n"
+    "Example: \\boxed{apply 1}"
+)
+
+Rule = tuple[list[str], str]  # premises, conclusion
+
+
+@cache
+def atom_names(count: int) -> tuple[str, ...]:
+    """p1 .. p<count>, made once per count."""
+    return tuple(f"p{n}" for n in range(1, count + 1))
 
 
 class HornClauseProof(EvolvableEnv):
@@ -13,83 +34,75 @@ class HornClauseProof(EvolvableEnv):
     param_variance = {"proof_steps": 1, "distractors": 2, "spare_applications": 1}
     example_command = "apply 1"
 
+    # Random draws use rng.random() (a few times cheaper than rng.choice or rng.sample), and sorting by
+    # random keys shuffles (cheaper than rng.shuffle): reset stays cheap.
     def _new_episode(self) -> str:
-        steps = self.params["proof_steps"]
-        self.atoms = 0
-        self.facts = [self._atom() for _ in range(3 + steps // 3)]
-        self.proof = self._proof_rules(steps)  # in an order where each rule can fire after the ones before
-        self.goal = self.proof[-1][1]
-        rules = self.proof + self._distractors(self.params["distractors"])
-        self.rng.shuffle(rules)
-        self.rules = rules
-        self.names = [f"p{k}" for k in self.rng.sample(range(1, self.atoms + 1), self.atoms)]
+        steps, distractors = self.params["proof_steps"], self.params["distractors"]
+        random = self.rng.random
+        facts = 3 + steps // 3
+        # Atoms get their numbers in a random order, so a name tells nothing of the atom's role. Each
+        # distractor adds at most one atom and one more is blocked, so some numbers may go unused.
+        atoms = sorted(atom_names(facts + steps + distractors + 1), key=lambda _: random())
+        self.facts, conclusions, unused = atoms[:facts], atoms[facts : facts + steps], atoms[facts + steps :]
+        self.proof = self._proof_rules(conclusions)  # in an order where each rule can fire after the ones before
+        self.goal = conclusions[-1]
+        self.rules = self.proof + self._distractors(distractors, conclusions, unused)
+        self.rules.sort(key=lambda _: random())
         self.known = set(self.facts)
-        self._update_known_line()
+        self.known_line = ", ".join(self.facts)  # in the order the atoms became known
         self.budget = steps + self.params["spare_applications"]
         self.used = 0
-        return "\n".join([
-            "Facts (known to be true): " + ", ".join([self.names[a] for a in self.facts]) + ".",
-            "Rules:",
-            *[f"  Rule {k}: {self._rule_text(r)}" for k, r in enumerate(self.rules, 1)],
-            f"Goal: establish {self.names[self.goal]}.",
-            "Command: \\boxed{apply K} fires rule K: if every atom in its 'if' part is known, its 'then' atom",
-            "becomes known. Applying a rule whose 'if' part is not all known does nothing.",
-            f"Every application counts, fired or not, and you have {self.budget}.",
-            "Example: \\boxed{apply 1}",
-        ])
+        rules = "\n".join([f"  Rule {k}: if {' and '.join(premises)} then {conclusion}"
+                           for k, (premises, conclusion) in enumerate(self.rules, 1)])
+        return OPENING % (self.known_line, rules, self.goal, self.budget)
 
-    def _atom(self) -> int:
-        self.atoms += 1
-        return self.atoms - 1
-
-    def _proof_rules(self, steps: int) -> list[tuple[list[int], int]]:
-        rng, rules, pending, used = self.rng, [], [], list(self.facts)
-        for k in range(steps):
-            if k == steps - 1:
-                take = len(pending)
-            elif len(pending) >= 3:
-                take = 2
+    def _proof_rules(self, conclusions: list[str]) -> list[Rule]:
+        random, rules, goal = self.rng.random, [], conclusions[-1]
+        reusable, pending = list(self.facts), []  # atoms a premise may use again; conclusions not used yet
+        for conclusion in conclusions:
+            if conclusion == goal:
+                premises, pending = pending, []
             else:
-                take = min(len(pending), rng.choice([0, 1, 1, 2]))
-            premises = rng.sample(pending, take) if take else []
-            pending = [a for a in pending if a not in premises]
-            extra = [a for a in used if a not in premises]
-            more = min(len(extra), rng.randint(1 if take == 0 else 0, max(0, 2 - take)))
-            if more:  # sampling nothing draws nothing, so skipping it keeps the random stream
-                premises += rng.sample(extra, more)
-            used += premises
-            conclusion = self._atom()
+                take = 2 if len(pending) >= 3 else min(len(pending), (0, 1, 1, 2)[int(random() * 4)])
+                premises = []
+                while len(premises) < take:
+                    premises.append(pending.pop(int(random() * len(pending))))
+            reusable += premises
+            # with no pending premise, one or two earlier atoms; with one, zero or one
+            extra = (not premises) + (random() < 0.5) if len(premises) < 2 else 0
+            while extra:
+                atom = reusable[int(random() * len(reusable))]
+                if atom not in premises:
+                    premises.append(atom)
+                extra -= 1
             pending.append(conclusion)
             rules.append((premises, conclusion))
         return rules
 
-    def _distractors(self, count: int) -> list[tuple[list[int], int]]:
-        rng, rules = self.rng, []
-        reachable = self.facts + [c for _, c in self.proof]
-        blocked = [self._atom()]  # never becomes known: only rules with a blocked premise conclude it
+    def _distractors(self, count: int, conclusions: list[str], unused: list[str]) -> list[Rule]:
+        random, rules = self.rng.random, []
+        reachable = self.facts + conclusions
+        blocked = [unused.pop()]  # never becomes known: only rules with a blocked premise conclude it
         for _ in range(count):
-            if rng.random() < 0.5:  # fires, but its conclusion leads nowhere
-                premises = rng.sample(reachable, min(len(reachable), rng.randint(1, 2)))
-                conclusion = self._atom()
+            if random() < 0.5:  # fires, but its conclusion leads nowhere
+                premises = [reachable[int(random() * len(reachable))]]
+                if random() < 0.5:
+                    other = reachable[int(random() * len(reachable))]
+                    if other != premises[0]:
+                        premises.append(other)
+                conclusion = unused.pop()
                 reachable.append(conclusion)
             else:  # can never fire
-                premises = [rng.choice(blocked)] + rng.sample(reachable, rng.randint(0, 1))
-                if rng.random() < 0.5:
-                    conclusion = rng.choice([c for _, c in self.proof])
+                premises = [blocked[int(random() * len(blocked))]]
+                if random() < 0.5:  # and a reachable premise, before or after the blocked one
+                    premises.insert(int(random() * 2), reachable[int(random() * len(reachable))])
+                if random() < 0.5:
+                    conclusion = conclusions[int(random() * len(conclusions))]
                 else:
-                    conclusion = self._atom()
+                    conclusion = unused.pop()
                     blocked.append(conclusion)
-            rng.shuffle(premises)
             rules.append((premises, conclusion))
         return rules
-
-    def _rule_text(self, rule: tuple[list[int], int]) -> str:
-        premises, conclusion = rule
-        return f"if {' and '.join([self.names[a] for a in premises])} then {self.names[conclusion]}"
-
-    def _update_known_line(self) -> None:
-        """The known atoms as the status line lists them, rebuilt only when one becomes known."""
-        self.known_line = ", ".join(sorted((self.names[a] for a in self.known), key=lambda s: int(s[1:])))
 
     def turn_limit(self) -> int:
         return self.budget + 2
@@ -101,18 +114,18 @@ class HornClauseProof(EvolvableEnv):
         verb, args = split_command(command)
         if verb != "apply" or len(args) != 1:
             raise InvalidAction("use 'apply K' with one rule number")
-        k = parse_int(args[0], 1, len(self.rules), "rule number") - 1
-        premises, conclusion = self.rules[k]
+        k = parse_int(args[0], 1, len(self.rules), "rule number")
+        premises, conclusion = self.rules[k - 1]
         self.used += 1
-        missing = [self.names[a] for a in premises if a not in self.known]
-        if missing:
-            text = f"Rule {k + 1} cannot fire: {', '.join(missing)} not known yet."
+        if not self.known.issuperset(premises):
+            missing = ", ".join([a for a in premises if a not in self.known])
+            text = f"Rule {k} cannot fire: {missing} not known yet."
         elif conclusion in self.known:
-            text = f"Rule {k + 1} fires, but {self.names[conclusion]} was already known."
+            text = f"Rule {k} fires, but {conclusion} was already known."
         else:
             self.known.add(conclusion)
-            self._update_known_line()
-            text = f"Rule {k + 1} fires: {self.names[conclusion]} is now known."
+            self.known_line += ", " + conclusion
+            text = f"Rule {k} fires: {conclusion} is now known."
         if self.goal in self.known:
             return win(text + " The goal is proved. You win!")
         if self.used >= self.budget:
@@ -129,4 +142,4 @@ class HornClauseProof(EvolvableEnv):
         return "\\boxed{apply %d}" % (self.rules.index(rule) + 1)
 
     def random_action(self, rng) -> str:
-        return "\\boxed{apply %d}" % (rng.randrange(len(self.rules)) + 1)
+        return "\\boxed{apply %d}" % (int(rng.random() * len(self.rules)) + 1)

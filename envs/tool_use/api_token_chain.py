@@ -1,7 +1,5 @@
 """Answer a question by chaining REST calls (ids lead to records) under a short-lived login token."""
 
-from bisect import insort
-
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
 FIRST = ["Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana", "Ivo", "Jun", "Kofi", "Lea", "Mia", "Noor"]
@@ -17,6 +15,28 @@ ENDPOINTS = [
     ("/v1/employees/ID", "DEPRECATED: served from an old snapshot, may be stale"),
     ("/admin/audit", "admin only: a normal token that calls it is revoked at once"),
 ]
+INTRO = (
+    "You query a company's REST API to answer: what is the email address of %s?\n"
+    "Every GET needs a token from \\boxed{login}; a token is good for %d GET calls, then log in\n"
+    "again. A call with an expired, revoked or unknown token fails. Endpoints (ID is an id like E104):\n"
+    + "\n".join(f"  GET {path}: {what}" for path, what in ENDPOINTS) + "\n"
+    "Commands:\n"
+    "  \\boxed{login}: get a fresh token\n"
+    "  \\boxed{get PATH TOKEN}: call an endpoint, e.g. \\boxed{get /employees/E104 tk-0a1b2c}\n"
+    "  \\boxed{answer EMAIL}: answer the question; a wrong answer loses.\n"
+    "Example: \\boxed{login}"
+)
+EMPLOYEE_IDS = tuple(f"E{n}" for n in range(100, 1000))
+RANDOM_PATHS = ("/employees/%s", "/v1/employees/%s", "/employees/%s/projects", "/admin/audit")
+
+
+def email(pid: str, who: dict) -> str:
+    return f"{who['first'][0].lower()}.{who['last'].lower()}{pid[1:]}@corp.example"
+
+
+def old_email(who: dict) -> str:
+    """The address in the stale /v1 snapshot."""
+    return f"{who['first'].lower()}.{who['last'].lower()}@oldcorp.example"
 
 
 class ApiTokenChain(EvolvableEnv):
@@ -26,62 +46,74 @@ class ApiTokenChain(EvolvableEnv):
     param_variance = {"staff": 4, "namesakes": 1}
     example_command = "login"
 
+    # Random draws use rng.random() and rng.getrandbits() (several times cheaper than rng.choice or
+    # rng.randint), so a reset stays cheap.
     def _new_episode(self) -> str:
-        rng, p = self.rng, self.params
+        random, getrandbits, p = self.rng.random, self.rng.getrandbits, self.params
         self.ttl = max(2, p["token_calls"])
-        self.people: dict[str, dict] = {}
-        self.staff: list[str] = []  # the ids in self.people, kept sorted as people are hired
-        for first, last in zip(rng.choices(FIRST, k=p["staff"]), rng.choices(LAST, k=p["staff"])):
-            self._hire(first, last, rng.choice(self.staff) if self.people else None)
+        # Everyone's record is fixed now by one random number, and worked out from it the first time it
+        # is needed (see _person): most records are never looked at.
+        self.traits = traits = {}  # employee id -> the number their record is worked out from
+        while len(traits) < p["staff"]:
+            traits[EMPLOYEE_IDS[int(random() * len(EMPLOYEE_IDS))]] = getrandbits(64)
+        self.staff = list(traits)  # in hire order: a manager is always hired before
+        self.people: dict[str, dict] = {}  # the records worked out so far
+        self.start = None  # (first, last, department) of the person the question starts from
         self.projects: dict[str, dict] = {}
         self.tickets: dict[str, dict] = {}
-        start = rng.choice(self.staff)
+        start = self.staff[int(random() * len(self.staff))]
+        who = self._person(start)
+        self.start = (who["first"], who["last"], who["dept"])
         self.plan, target, question = self._chain(start)
-        first, last, dept = (self.people[start][k] for k in ("first", "last", "dept"))
         for _ in range(p["namesakes"]):  # same last name, sometimes the same first name too
-            self._hire(rng.choice([first, rng.choice(FIRST)]), last, rng.choice(self.staff))
-        for pid, other in sorted(self.people.items()):  # name + department must single out the start person
-            while pid != start and (other["first"], other["last"], other["dept"]) == (first, last, dept):
-                other["dept"] = rng.choice(DEPTS)
-        self.email = self.people[target]["email"]
-        self.emails = sorted(v["email"] for v in self.people.values())
+            manager = self.staff[int(random() * len(self.staff))]
+            first = who["first"] if random() < 0.5 else FIRST[int(random() * len(FIRST))]
+            self._record(self._hire(), first, who["last"], manager)
+        self.email = email(target, self.people[target])
         self.token, self.token_left = None, 0
         self.shown: set[str] = set()
-        docs = "\n".join(f"  GET {path}: {what}" for path, what in ENDPOINTS)
-        return (
-            f"You query a company's REST API to answer: what is the email address of {question}?\n"
-            f"Every GET needs a token from \\boxed{{login}}; a token is good for {self.ttl} GET calls, then log in\n"
-            "again. A call with an expired, revoked or unknown token fails. Endpoints (ID is an id like E104):\n"
-            f"{docs}\n"
-            "Commands:\n"
-            "  \\boxed{login}: get a fresh token\n"
-            "  \\boxed{get PATH TOKEN}: call an endpoint, e.g. \\boxed{get /employees/E104 tk-0a1b2c}\n"
-            "  \\boxed{answer EMAIL}: answer the question; a wrong answer loses.\n"
-            "Example: \\boxed{login}"
-        )
+        return INTRO % (question, self.ttl)
 
-    def _hire(self, first: str, last: str, manager: str | None) -> str:
-        pid = f"E{self.rng.randint(100, 999)}"
-        while pid in self.people:
-            pid = f"E{self.rng.randint(100, 999)}"
-        old_manager = self.rng.choice(self.staff) if self.people else None
-        self.people[pid] = {"first": first, "last": last, "dept": self.rng.choice(DEPTS), "manager": manager,
-                            "email": f"{first[0].lower()}.{last.lower()}{pid[1:]}@corp.example",
-                            "old_manager": old_manager, "old_email": f"{first.lower()}.{last.lower()}@oldcorp.example"}
-        insort(self.staff, pid)
+    def _hire(self) -> str:
+        """A new employee's id, with the random number their record is worked out from."""
+        pid = EMPLOYEE_IDS[int(self.rng.random() * len(EMPLOYEE_IDS))]
+        while pid in self.traits:
+            pid = EMPLOYEE_IDS[int(self.rng.random() * len(EMPLOYEE_IDS))]
+        self.traits[pid] = self.rng.getrandbits(64)
+        self.staff.append(pid)
         return pid
+
+    def _person(self, pid: str) -> dict:
+        """The record of ``pid``, worked out from their random number the first time it is asked for."""
+        if pid not in self.people:
+            hired_before = self.staff.index(pid)
+            rest, first = divmod(self.traits[pid], len(FIRST))
+            rest, last = divmod(rest, len(LAST))
+            rest, manager = divmod(rest, hired_before or 1)
+            self._record(pid, FIRST[first], LAST[last], self.staff[manager] if hired_before else None, rest)
+        return self.people[pid]
+
+    def _record(self, pid: str, first: str, last: str, manager: str | None, rest: int | None = None) -> None:
+        """Store the record of ``pid``. Department and old manager come from ``rest``, a random number
+        (by default the one ``pid`` was hired with)."""
+        rest, dept = divmod(self.traits[pid] if rest is None else rest, len(DEPTS))
+        if (first, last, DEPTS[dept]) == self.start:  # name + department must single out the start person
+            dept = (dept + 1 + rest % (len(DEPTS) - 1)) % len(DEPTS)  # any of the other departments
+        hired_before = self.staff.index(pid)
+        self.people[pid] = {"first": first, "last": last, "dept": DEPTS[dept], "manager": manager,
+                            "old_manager": self.staff[rest % hired_before] if hired_before else None}
 
     def _chain(self, start: str) -> tuple[list[str], str, str]:
         """The calls an agent must make, the person whose email is asked, and the question's subject."""
-        rng, person = self.rng, start
+        random, person = self.rng.random, start
         who = self.people[start]
         phrase = f"{who['first']} {who['last']} from {who['dept']}"
         plan, hops = [f"/employees?last={who['last']}"], self.params["hops"]
         while hops > 0:
-            manager = self.people[person]["manager"]
-            if hops >= 3 and (manager is None or rng.random() < 0.5):
+            manager = self._person(person)["manager"]
+            if hops >= 3 and (manager is None or random() < 0.5):
                 project, ticket = self._lead_project(person)
-                role = rng.choice(["reporter", "assignee"])
+                role = "reporter" if random() < 0.5 else "assignee"
                 plan += [f"/employees/{person}/projects", f"/projects/{project}/tickets", f"/tickets/{ticket}"]
                 phrase = f"the {role} of the highest-priority open ticket of the project led by {phrase}"
                 person, hops = self.tickets[ticket][role], hops - 3
@@ -89,8 +121,11 @@ class ApiTokenChain(EvolvableEnv):
                 plan.append(f"/employees/{person}")
                 phrase, person, hops = f"the manager of {phrase}", manager, hops - 1
             else:  # the company's head has no manager: give them one
-                self.people[person]["manager"] = self._hire(rng.choice(FIRST), rng.choice(LAST), None)
+                head = self._hire()
+                self._record(head, FIRST[int(random() * len(FIRST))], LAST[int(random() * len(LAST))], None)
+                self.people[person]["manager"] = head
         plan.append(f"/employees/{person}")
+        self._person(person)
         return list(dict.fromkeys(plan)), person, phrase
 
     def _lead_project(self, lead: str) -> tuple[str, str]:
@@ -103,12 +138,13 @@ class ApiTokenChain(EvolvableEnv):
         self.projects[project] = {"lead": lead, "members": [m for m in members if m != lead]}
         priorities = rng.sample(range(1, 6), 4)
         for i, priority in enumerate(priorities):
-            ticket = f"T{rng.randint(1000, 9999)}"
+            ticket = f"T{1000 + int(rng.random() * 9000)}"
             while ticket in self.tickets:
-                ticket = f"T{rng.randint(1000, 9999)}"
+                ticket = f"T{1000 + int(rng.random() * 9000)}"
             self.tickets[ticket] = {"project": project, "priority": priority, "open": i > 0 or rng.random() < 0.5,
-                                    "reporter": rng.choice(staff), "assignee": rng.choice(staff),
-                                    "title": rng.choice(TOPICS)}
+                                    "reporter": staff[int(rng.random() * len(staff))],
+                                    "assignee": staff[int(rng.random() * len(staff))],
+                                    "title": TOPICS[int(rng.random() * len(TOPICS))]}
         return project, self._top_ticket(project)
 
     def _top_ticket(self, project: str) -> str:
@@ -151,19 +187,22 @@ class ApiTokenChain(EvolvableEnv):
     def _resource(self, path: str) -> str | None:
         if path.startswith("/employees?last="):
             name = path.split("=", 1)[1].capitalize()
-            rows = [f"{pid} | {v['first']} {v['last']} | {v['dept']}" for pid, v in sorted(self.people.items())
-                    if v["last"] == name]
+            rows = []
+            for pid in sorted(self.staff):
+                who = self._person(pid)
+                if who["last"] == name:
+                    rows.append(f"{pid} | {who['first']} {who['last']} | {who['dept']}")
             return "\n".join(rows) or "(no employees)"
         parts = path.upper().strip("/").split("/")
         stale = parts[0] == "V1"
         kind, key, *rest = parts[1:] if stale else parts
-        if kind == "EMPLOYEES" and key in self.people and not rest:
-            who = self.people[key]
-            email, manager = (who["old_email"], who["old_manager"]) if stale else (who["email"], who["manager"])
-            return f"{key} | {who['first']} {who['last']} | {who['dept']} | {email} | manager: {manager or 'none'}"
+        if kind == "EMPLOYEES" and key in self.traits and not rest:
+            who = self._person(key)
+            address, manager = (old_email(who), who["old_manager"]) if stale else (email(key, who), who["manager"])
+            return f"{key} | {who['first']} {who['last']} | {who['dept']} | {address} | manager: {manager or 'none'}"
         if stale:
             return None
-        if kind == "EMPLOYEES" and key in self.people and rest == ["PROJECTS"]:
+        if kind == "EMPLOYEES" and key in self.traits and rest == ["PROJECTS"]:
             rows = [f"{p} | {'lead' if v['lead'] == key else 'member'}" for p, v in sorted(self.projects.items())
                     if v["lead"] == key or key in v["members"]]
             return "\n".join(rows) or "(no projects)"
@@ -189,9 +228,11 @@ class ApiTokenChain(EvolvableEnv):
     def random_action(self, rng) -> str:
         roll = rng.random()
         if roll < 0.12:
-            return "\\boxed{answer %s}" % rng.choice(self.emails)
+            pid = self.staff[int(rng.random() * len(self.staff))]
+            return "\\boxed{answer %s}" % email(pid, self._person(pid))
         if roll < 0.25:
             return "\\boxed{login}"
-        pid = rng.choice(self.staff)
-        path = rng.choice([f"/employees/{pid}", f"/v1/employees/{pid}", f"/employees/{pid}/projects", "/admin/audit"])
+        path = RANDOM_PATHS[int(rng.random() * len(RANDOM_PATHS))]
+        if path != "/admin/audit":
+            path %= self.staff[int(rng.random() * len(self.staff))]
         return "\\boxed{get %s %s}" % (path, self.token or "tk-000000")
