@@ -63,6 +63,20 @@ def test_bad_commands_cost_a_tenth_and_the_game_goes_on(game):
     assert info["success"]
 
 
+# The budgets are counted at reset without playing the solver; they must match what the solver spends.
+SOLVER_BUDGETS = {CodeLock: "spare_guesses", HotColdTreasure: "spare_digs", LightsOut: "spare_presses"}
+
+
+@pytest.mark.parametrize("game", SOLVER_BUDGETS, ids=lambda g: g.__name__)
+@pytest.mark.parametrize("level", [1, 4, 8, 14])
+def test_budget_is_what_the_solver_spends_plus_the_spare_moves(game, level):
+    env = game(complexity=level)
+    for seed in range(40):
+        episode = play(env, seed)
+        assert episode.success
+        assert len(episode.steps) == env.budget - env.params[SOLVER_BUDGETS[game]], f"seed {seed}"
+
+
 def test_code_lock_scores_repeated_symbols_once():
     assert score("AABC", "ABCA") == (1, 3)
     assert score("AAAA", "ABBB") == (1, 0)
