@@ -17,15 +17,15 @@ BAD = ["", "no box", "\\boxed{}", "\\boxed{fly}", "\\boxed{up 3}", "\\boxed{bin}
 def test_solver_wins_with_no_move_to_spare_at_every_level(game, level):
     env = game(complexity=level)
     for seed in range(5):
-        success, trace = play(env, seed)
-        assert success, trace[-1][0]
-        assert [r for _, r in trace] == [0.0] * (len(trace) - 1) + [1.0]
+        episode = play(env, seed)
+        assert episode.success, episode.steps[-1].observation
+        assert [step.reward for step in episode.steps] == [0.0] * (len(episode.steps) - 1) + [1.0]
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_random_moves_hurt_more_at_higher_levels(game):
     def rate(level):
-        return sum(play(game(complexity=level), s, epsilon=0.3, agent_seed=s)[0] for s in range(60)) / 60
+        return sum(play(game(complexity=level), s, epsilon=0.3, agent_seed=s).success for s in range(60)) / 60
 
     assert rate(1) - rate(10) >= 0.5
 

@@ -1,12 +1,17 @@
 """Find the summit of a hidden mountain array (it rises, then falls) by reading one cell at a time."""
 
-import math
-
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
 
 _MIX = 0x9E3779B97F4A7C15  # odd 64-bit constants of splitmix64
 _MIX2 = 0xBF58476D1CE4E5B9
 _MASK = (1 << 64) - 1
+RULES = (
+    "A hidden array has %d integers, indexed 0 to %d. It is a mountain: the values strictly\n"
+    "rise up to one summit, then strictly fall (the summit may also be the first or last cell).\n"
+    "Commands: \\boxed{read i} shows the value at index i (you have %d reads);\n"
+    "\\boxed{answer i} claims that index i is the summit and ends the game.\n"
+    "Example: \\boxed{read 0}"
+)
 
 
 class PeakFinder(EvolvableEnv):
@@ -20,20 +25,14 @@ class PeakFinder(EvolvableEnv):
         # Values are derived on demand, so reset stays O(1): a random base and slopes on each side of
         # the summit, plus per-cell jitter smaller than the slope (so both sides stay strictly monotone).
         self.salt = self.rng.getrandbits(64)
-        self.summit = self.rng.randrange(n)
-        self.base = self.rng.randrange(1000)
-        self.rise, self.fall = self.rng.randint(5, 60), self.rng.randint(5, 60)
+        self.summit = int(self.rng.random() * n)
+        self.base = int(self.rng.random() * 1000)
+        self.rise, self.fall = 5 + int(self.rng.random() * 56), 5 + int(self.rng.random() * 56)  # each in 5..60
         self.known: dict[int, int] = {}
         self.lo, self.hi = 0, n - 1  # the solver's search window
-        self.budget = 2 * math.ceil(math.log2(n + 1)) + self.params["spare_reads"]
+        self.budget = 2 * n.bit_length() + self.params["spare_reads"]  # n.bit_length() == ceil(log2(n + 1))
         self.reads = 0
-        return (
-            f"A hidden array has {n} integers, indexed 0 to {n - 1}. It is a mountain: the values strictly\n"
-            "rise up to one summit, then strictly fall (the summit may also be the first or last cell).\n"
-            f"Commands: \\boxed{{read i}} shows the value at index i (you have {self.budget} reads);\n"
-            "\\boxed{answer i} claims that index i is the summit and ends the game.\n"
-            "Example: \\boxed{read 0}"
-        )
+        return RULES % (n, n - 1, self.budget)
 
     def value(self, i: int) -> int:
         x = ((i + 1) * _MIX + self.salt) & _MASK
@@ -81,5 +80,5 @@ class PeakFinder(EvolvableEnv):
         return "\\boxed{answer %d}" % self.lo
 
     def random_action(self, rng) -> str:
-        verb = "answer" if rng.random() < 0.2 else "read"
-        return "\\boxed{%s %d}" % (verb, rng.randrange(self.length))
+        command = "\\boxed{answer %d}" if rng.random() < 0.2 else "\\boxed{read %d}"
+        return command % int(rng.random() * self.length)

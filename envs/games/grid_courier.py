@@ -6,9 +6,14 @@ which is what the CPU training demo relies on. Higher levels mean larger grids, 
 fewer spare moves, so every wasted step counts.
 """
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, win
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+BOXED_MOVES = tuple("\\boxed{%s}" % move for move in sorted(MOVES))
+RULES = (
+    "Courier on a %dx%d grid, row 0 at the top. Walk one square per move to deliver %d parcel(s), "
+    "one address after the other.\nMoves: \\boxed{up}, \\boxed{down}, \\boxed{left}, \\boxed{right}.\n"
+)
 
 
 class GridCourier(EvolvableEnv):
@@ -19,22 +24,21 @@ class GridCourier(EvolvableEnv):
 
     def _new_episode(self) -> str:
         self.size = self.params["size"]
-        self.position = self._square()
-        self.stops = [self._square(avoid=self.position)]
-        for _ in range(self.params["stops"] - 1):
-            self.stops.append(self._square(avoid=self.stops[-1]))
+        self.position = here = self._square()
+        self.stops, path = [], 0
+        for _ in range(self.params["stops"]):
+            stop = self._square(avoid=here)
+            self.stops.append(stop)
+            path += abs(stop[0] - here[0]) + abs(stop[1] - here[1])
+            here = stop
         self.delivered = 0
-        path = sum(_distance(a, b) for a, b in zip([self.position] + self.stops, self.stops))
         self.moves_left = path + self.params["spare_moves"]
-        return (
-            f"Courier on a {self.size}x{self.size} grid, row 0 at the top. Walk one square per move to deliver "
-            f"{len(self.stops)} parcel(s), one address after the other.\n"
-            "Moves: \\boxed{up}, \\boxed{down}, \\boxed{left}, \\boxed{right}.\n" + self.status()
-        )
+        self._status_of = None  # the state that self._status describes
+        return RULES % (self.size, self.size, len(self.stops)) + self.status()
 
     def _square(self, avoid: tuple[int, int] | None = None) -> tuple[int, int]:
         while True:
-            square = (self.rng.randrange(self.size), self.rng.randrange(self.size))
+            square = divmod(int(self.rng.random() * self.size * self.size), self.size)
             if square != avoid:
                 return square
 
@@ -42,15 +46,28 @@ class GridCourier(EvolvableEnv):
         return self.moves_left + 3
 
     def status(self) -> str:
+        # Each move's feedback ends with the status and the base asks for it again right after:
+        # describe each state once.
+        state = (self.position, self.stops, self.delivered, self.moves_left)
+        if state != self._status_of:
+            self._status_of, self._status = state, self._describe()
+        return self._status
+
+    def _describe(self) -> str:
         if self.delivered == len(self.stops):
             return "All parcels delivered."
         (r, c), (tr, tc) = self.position, self.stops[self.delivered]
-        way = [f"{abs(d)} {word[d > 0]}" for d, word in ((tr - r, ("up", "down")), (tc - c, ("left", "right"))) if d]
-        return f"You are at ({r},{c}); the address ({tr},{tc}) is {' and '.join(way)}. Moves left: {self.moves_left}."
+        if r == tr:
+            way = _steps(tc - c, "left", "right")
+        elif c == tc:
+            way = _steps(tr - r, "up", "down")
+        else:
+            way = f"{_steps(tr - r, 'up', 'down')} and {_steps(tc - c, 'left', 'right')}"
+        return f"You are at ({r},{c}); the address ({tr},{tc}) is {way}. Moves left: {self.moves_left}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb not in MOVES or args:
+        verb = command.replace(",", " ").strip().lower()  # one word, as split_command reads it
+        if verb not in MOVES:
             raise InvalidAction(f"use up, down, left or right. {self.status()}")
         dr, dc = MOVES[verb]
         r, c = self.position[0] + dr, self.position[1] + dc
@@ -79,8 +96,9 @@ class GridCourier(EvolvableEnv):
         return "\\boxed{%s}" % ("right" if tc > c else "left")
 
     def random_action(self, rng) -> str:
-        return "\\boxed{%s}" % rng.choice(sorted(MOVES))
+        return BOXED_MOVES[int(rng.random() * 4)]
 
 
-def _distance(a: tuple[int, int], b: tuple[int, int]) -> int:
-    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+def _steps(delta: int, back: str, forward: str) -> str:
+    """``-2, "up", "down"`` -> ``"2 up"``."""
+    return f"{-delta} {back}" if delta < 0 else f"{delta} {forward}"

@@ -1,6 +1,30 @@
 """Knights always tell the truth, knaves always lie: ask islanders about each other, then name every type."""
 
+from functools import cache
+
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+
+RULES = (
+    "On this island live %d islanders, numbered 0 to %d. Each is a knight, who always tells\n"
+    "the truth, or a knave, who always lies. Exactly %d of them are knights.\n"
+    "Goal: find out the type of every islander.\n"
+    "Commands:\n"
+    "  \\boxed{ask i j}  asks islander i the question 'Is islander j a knight?' (i may equal j);\n"
+    "                  you may ask %d questions in all.\n"
+    "  \\boxed{answer TYPES}  names all types at once as %d letters, K for knight and N for knave,\n"
+    "                  islander 0 first. A wrong answer ends the game.\n"
+    "Example: \\boxed{ask 0 1} or \\boxed{answer %s}"
+)
+BITS_TO_TYPES = str.maketrans("01", "KN")
+REPLIES = (  # indexed by the reply: False (no) or True (yes)
+    'Islander %d says: "No, islander %d is not a knight."',
+    'Islander %d says: "Yes, islander %d is a knight."',
+)
+
+
+@cache  # few distinct texts, and formatting this one costs as much as the rest of a reset
+def _rules(n: int, knights: int, budget: int) -> str:
+    return RULES % (n, n - 1, knights, budget, n, "K" * knights + "N" * (n - knights))
 
 
 class KnightsAndKnaves(EvolvableEnv):
@@ -11,23 +35,21 @@ class KnightsAndKnaves(EvolvableEnv):
 
     def _new_episode(self) -> str:
         n = self.params["islanders"]
-        knights = self.rng.choice([k for k in range(1, n) if 2 * k != n])
-        chosen = set(self.rng.sample(range(n), knights))
-        self.is_knight = [i in chosen for i in range(n)]
+        while True:  # any count from 1 to n - 1 but half, so that the count tells the two sides apart
+            knights = 1 + int(self.rng.random() * (n - 1))
+            if 2 * knights != n:
+                break
+        # A uniform choice of the knights: each islander in turn is one with probability
+        # (knights still to place) / (islanders left).
+        self.is_knight, left = [], knights
+        for remaining in range(n, 0, -1):
+            knight = self.rng.random() * remaining < left
+            self.is_knight.append(knight)
+            left -= knight
         self.knights = knights
         self.budget = n - 1 + self.params["spare_questions"]
         self.replies: list[tuple[int, int, bool]] = []  # (asked, about, said yes)
-        return (
-            f"On this island live {n} islanders, numbered 0 to {n - 1}. Each is a knight, who always tells\n"
-            f"the truth, or a knave, who always lies. Exactly {knights} of them are knights.\n"
-            "Goal: find out the type of every islander.\n"
-            "Commands:\n"
-            "  \\boxed{ask i j}  asks islander i the question 'Is islander j a knight?' (i may equal j);\n"
-            f"                  you may ask {self.budget} questions in all.\n"
-            f"  \\boxed{{answer TYPES}}  names all types at once as {n} letters, K for knight and N for knave,\n"
-            "                  islander 0 first. A wrong answer ends the game.\n"
-            f"Example: \\boxed{{ask 0 1}} or \\boxed{{answer {'K' * knights}{'N' * (n - knights)}}}"
-        )
+        return _rules(n, knights, self.budget)
 
     def turn_limit(self) -> int:
         return self.budget + 2
@@ -39,24 +61,24 @@ class KnightsAndKnaves(EvolvableEnv):
         verb, args = split_command(command)
         n = len(self.is_knight)
         if verb == "ask" and len(args) == 2:
-            i, j = (parse_index(a, n, "islander") for a in args)
+            i, j = parse_index(args[0], n, "islander"), parse_index(args[1], n, "islander")
             if len(self.replies) >= self.budget:
                 return Feedback("You have no questions left. Give your answer.")
             says_yes = self.is_knight[i] == self.is_knight[j]  # a knave's lie flips the true answer
             self.replies.append((i, j, says_yes))
-            word = "Yes" if says_yes else "No"
-            return Feedback(f"Islander {i} says: \"{word}, islander {j} is {'' if says_yes else 'not '}a knight.\"")
+            return Feedback(REPLIES[says_yes] % (i, j))
         if verb == "answer" and args:
             claim = "".join(args).upper()
             if len(claim) != n or set(claim) - {"K", "N"}:
                 raise InvalidAction(f"the answer must be {n} letters, each K or N")
-            if [c == "K" for c in claim] == self.is_knight:
+            truth = self._truth()
+            if claim == truth:
                 return win("Correct, every type is right. You win!")
-            return lose(f"Wrong. The types were {self._truth()}. You lost.")
+            return lose(f"Wrong. The types were {truth}. You lost.")
         raise InvalidAction("use 'ask i j' (two islander numbers) or 'answer TYPES' (K/N letters)")
 
     def _truth(self) -> str:
-        return "".join("K" if k else "N" for k in self.is_knight)
+        return "".join(["K" if k else "N" for k in self.is_knight])
 
     def _reveal(self) -> str:
         return f"The types were {self._truth()}."
@@ -101,6 +123,6 @@ class KnightsAndKnaves(EvolvableEnv):
 
     def random_action(self, rng) -> str:
         n = len(self.is_knight)
-        if rng.random() < 0.2:
-            return "\\boxed{answer %s}" % "".join(rng.choice("KN") for _ in range(n))
-        return "\\boxed{ask %d %d}" % (rng.randrange(n), rng.randrange(n))
+        if rng.random() < 0.2:  # n fair K/N letters, from n random bits
+            return "\\boxed{answer %s}" % f"{rng.getrandbits(n):0{n}b}".translate(BITS_TO_TYPES)
+        return "\\boxed{ask %d %d}" % (int(rng.random() * n), int(rng.random() * n))
