@@ -1,15 +1,18 @@
 """Explore a dungeon room by room, collecting coloured keys to open doors on the way to the treasure."""
 
+import itertools
 import math
-from collections import deque
 from functools import cache
+from typing import NamedTuple
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, win
 
 Room = tuple[int, int]
 DIRECTIONS = {"north": (-1, 0), "east": (0, 1), "south": (1, 0), "west": (0, -1)}
-SHORT = {d[0]: d for d in DIRECTIONS}
 OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
+# Every command, spaced and lower-cased, and what it does.
+COMMANDS = {"take": "take"} | {f"go {d}": d for d in DIRECTIONS} | {f"go {d[0]}": d for d in DIRECTIONS}
+GO_ACTIONS = tuple("\\boxed{go %s}" % d for d in DIRECTIONS)
 COLORS = ["red", "blue", "green", "yellow", "purple", "orange", "white", "black", "silver", "golden"]
 
 
@@ -17,12 +20,21 @@ def edge(a: Room, b: Room) -> tuple[Room, Room]:
     return (a, b) if a < b else (b, a)
 
 
+class Grid(NamedTuple):
+    """What a maze of a given size starts from (worked out once per size)."""
+
+    rooms: list[Room]
+    names: dict[Room, str]  # as observations write them
+    exit_orders: dict[Room, list[tuple[tuple[Room, str, Room], ...]]]  # every order of a room's ways out
+
+
 @cache
-def grid_neighbours(height: int, width: int) -> dict[Room, list[tuple[str, Room]]]:
-    """Each room's (direction, room) neighbours on a height x width grid, in ``DIRECTIONS`` order."""
-    return {(r, c): [(d, (r + dr, c + dc)) for d, (dr, dc) in DIRECTIONS.items()
-                     if 0 <= r + dr < height and 0 <= c + dc < width]
-            for r in range(height) for c in range(width)}
+def grid(height: int, width: int) -> Grid:
+    rooms = [(r, c) for r in range(height) for c in range(width)]
+    ways_out = {(r, c): [((r, c), d, (r + dr, c + dc)) for d, (dr, dc) in DIRECTIONS.items()
+                         if 0 <= r + dr < height and 0 <= c + dc < width] for r, c in rooms}
+    return Grid(rooms, {room: str(room) for room in rooms},
+                {room: list(itertools.permutations(ways)) for room, ways in ways_out.items()})
 
 
 class KeyDoorDungeon(EvolvableEnv):
@@ -32,73 +44,119 @@ class KeyDoorDungeon(EvolvableEnv):
     example_command = "go north"
 
     def _new_episode(self) -> str:
+        rng = self.rng
         self.height, self.width = self.params["height"], self.params["width"]
-        self.exits = self._carve_maze()
-        self.start = (self.rng.randrange(self.height), self.rng.randrange(self.width))
-        distance, parent = self._tree_from(self.start)
-        self.goal = max(sorted(distance), key=distance.__getitem__)
+        self.grid = grid(self.height, self.width)
+        self.exits = self._dig_maze()
+        self.start = rng.choice(self.grid.rooms)
+        order, parent, depth = self._tree_from(self.start)
+        self.goal = order[-1]  # a farthest room
         path = [self.goal]
         while path[-1] != self.start:
             path.append(parent[path[-1]])
         path.reverse()
-        cut = sorted(self.rng.sample(range(len(path) - 1), min(self.params["locks"], len(path) - 1)))
-        self.doors = {edge(path[i], path[i + 1]): COLORS[n % len(COLORS)] for n, i in enumerate(cut)}
-        # Each room's ways out as (direction, room, door colour or None, edge), for the walks below.
-        self.links = {room: [(d, nxt, self.doors.get(edge(room, nxt)), edge(room, nxt)) for d, nxt in out.items()]
-                      for room, out in self.exits.items()}
+        cut = sorted(rng.sample(range(len(path) - 1), min(self.params["locks"], len(path) - 1)))
+        behind = {path[i + 1]: COLORS[n % len(COLORS)] for n, i in enumerate(cut)}  # door colours, by the far room
+        self.doors = {edge(parent[room], room): color for room, color in behind.items()}
+        # Every room hangs off the start-treasure path at one of its rooms: ``joins`` is that room's index.
+        on_path = {room: i for i, room in enumerate(path)}
+        joins: dict[Room, int] = {}
+        for room in order:  # a room's parent comes first
+            joins[room] = on_path[room] if room in on_path else joins[parent[room]]
         self.keys: dict[Room, list[str]] = {}
-        for n, i in enumerate(cut):  # key n lies where you can walk once doors 0..n-1 are open
-            reachable = sorted(self._reachable(self.start, set(COLORS[:n])))
-            room = self.rng.choice([r for r in reachable if r != self.start] or reachable)
+        for n, i in enumerate(cut):  # key n lies where you can walk once doors 0..n-1 are open (not at the start)
+            room = rng.choice([room for room in order[1:] if joins[room] <= i] or [self.start])
             self.keys.setdefault(room, []).append(COLORS[n % len(COLORS)])
-        need = self._solver_need()  # other exploration orders cost more, so the spare grows with the walk
+        need = self._solver_need(parent, depth, joins, behind)
         self.budget = need + math.ceil(need * self.params["spare_percent"] / 100)
+        self._enter()
         return (
             f"You are in a dungeon of {self.height}x{self.width} rooms, each named (row, col): row 0 is the north "
-            f"edge, column 0 the west edge.\nFind the treasure room. Some doors are locked; a door of a colour "
-            "opens only if you carry the key of that colour (walking through it unlocks it).\nKeys lie in "
-            f"rooms and must be picked up. Every command costs one move; you have {self.budget} moves.\n"
+            "edge, column 0 the west edge.\nFind the treasure room. Some doors are locked; a door of a colour opens "
+            "only if you carry the key of that colour (walking through it unlocks it).\nKeys lie in rooms and must "
+            f"be picked up. Every command costs one move; you have {self.budget} moves.\n"
             "Commands: \\boxed{go DIRECTION} with DIRECTION one of north, east, south, west (or n, e, s, w); "
             "\\boxed{take} picks up the keys in your room.\nExample: \\boxed{go north}\n\n" + self._describe()
         )
 
-    def _carve_maze(self) -> dict[Room, dict[str, Room]]:
-        """A random spanning tree of the room grid (depth-first carving): exactly one path between rooms."""
-        neighbours = grid_neighbours(self.height, self.width)
-        exits: dict[Room, dict[str, Room]] = {room: {} for room in neighbours}
-        stack, seen = [(0, 0)], {(0, 0)}
+    def _dig_maze(self) -> dict[Room, dict[str, Room]]:
+        """A random spanning tree of the room grid, dug depth-first from (0, 0), each room's ways out tried in a
+        random order: exactly one path between rooms. Gives each room's exits, direction -> room."""
+        orders, random = self.grid.exit_orders, self.rng.random
+        exits: dict[Room, dict[str, Room]] = {room: {} for room in orders}
+        dug: set[Room] = set()
+        stack = [((0, 0), "", (0, 0))]  # ways to try, (from, direction, to), the latest first; the dig starts at (0, 0)
         while stack:
-            here = stack[-1]
-            options = [(d, room) for d, room in neighbours[here] if room not in seen]
-            if not options:
-                stack.pop()
+            here, d, room = stack.pop()
+            if room in dug:
                 continue
-            d, room = self.rng.choice(options)
-            exits[here][d] = room
-            exits[room][OPPOSITE[d]] = here
-            seen.add(room)
-            stack.append(room)
+            dug.add(room)
+            if d:
+                exits[here][d] = room
+                exits[room][OPPOSITE[d]] = here
+            ways = orders[room]
+            stack += ways[int(random() * len(ways))]  # rng.choice, only cheaper
         return exits
 
-    def _tree_from(self, start: Room) -> tuple[dict[Room, int], dict[Room, Room]]:
-        distance, parent, queue = {start: 0}, {}, deque([start])
-        while queue:
-            room = queue.popleft()
+    def _tree_from(self, root: Room) -> tuple[list[Room], dict[Room, Room | None], dict[Room, int]]:
+        """The maze hanging from ``root``: its rooms in breadth-first order, each room's parent and depth."""
+        order, parent, depth = [root], {root: None}, {root: 0}
+        for room in order:  # grows as it goes
             for nxt in self.exits[room].values():
-                if nxt not in distance:
-                    distance[nxt], parent[nxt] = distance[room] + 1, room
-                    queue.append(nxt)
-        return distance, parent
+                if nxt not in parent:
+                    parent[nxt], depth[nxt] = room, depth[room] + 1
+                    order.append(nxt)
+        return order, parent, depth
 
-    def _reachable(self, start: Room, held: set[str]) -> set[Room]:
-        seen, stack = {start}, [start]
-        while stack:
-            room = stack.pop()
-            for _, nxt, door, _ in self.links[room]:
-                if nxt not in seen and (door is None or door in held):
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return seen
+    def _solver_need(self, parent, depth, joins, behind) -> int:
+        """The moves the solver (``_solver_command``) makes from the start, counted without playing it.
+
+        The solver takes the keys where it finds them and otherwise walks to the nearest room on offer
+        (``frontier``: not visited, next to a visited room, through no door it cannot open; the treasure room
+        first, else the first in reading order of the nearest), so it is enough to add up the distances, along
+        the maze's tree, from each of those rooms to the next.
+        """
+
+        def distance(a: Room, b: Room) -> int:
+            if joins[a] != joins[b]:  # on different branches off the start-treasure path: they meet on it
+                return depth[a] + depth[b] - 2 * min(joins[a], joins[b])
+            steps = 0
+            while a != b:  # climb from the deeper room until they meet
+                if depth[a] < depth[b]:
+                    a, b = b, a
+                a, steps = parent[a], steps + 1
+            return steps
+
+        exits, keys, goal = self.exits, self.keys, self.goal
+        pos, need, held = self.start, 0, set()
+        frontier: list[Room] = []
+        locked: dict[str, list[Room]] = {}  # colour -> unvisited rooms behind a seen door of that colour
+        while True:
+            if pos in keys:
+                need += 1
+                for color in keys[pos]:
+                    held.add(color)
+                    frontier += locked.pop(color, [])
+            ahead = []  # the rooms on offer one step away
+            for room in exits[pos].values():
+                if room == parent[pos]:
+                    continue
+                color = behind.get(room)
+                if color is None or color in held:
+                    ahead.append(room)
+                else:
+                    locked.setdefault(color, []).append(room)
+            if goal in ahead or goal in frontier:
+                return need + distance(pos, goal)
+            if ahead:
+                pos = min(ahead)
+                ahead.remove(pos)
+                frontier += ahead
+                need += 1
+            else:
+                steps, pos = min((distance(pos, room), room) for room in frontier)
+                frontier.remove(pos)
+                need += steps
 
     def _enter(self) -> None:
         self.pos, self.held, self.moves = self.start, [], 0
@@ -106,63 +164,51 @@ class KeyDoorDungeon(EvolvableEnv):
         self.left = {room: list(colors) for room, colors in self.keys.items()}
         self.descriptions: dict[Room, str] = {}  # kept until a door beside the room opens or its keys go
 
-    def _solver_need(self) -> int:
-        self._enter()
-        while self.pos != self.goal:
-            for command in self._solver_plan():
-                self._act(command)
-        need = self.moves
-        self._enter()
-        return need
-
     def _solver_command(self) -> str:
-        return self._solver_plan()[0]
-
-    def _solver_plan(self) -> list[str]:
-        """Explore with what has been seen: take keys here, else walk to the nearest unvisited room
-        (the treasure room first when one is known to be next door) or to a seen key.
-
-        Gives the whole walk to that room. Walking it through visited rooms teaches nothing, so
-        asking again at each step would pick the same room: the walk costs one search, not one per step.
-        """
+        """Take keys here; else go to the treasure room once it is in sight (next to a visited room) and its
+        door can be passed; else to the nearest room not visited yet or holding a seen key, of equally near
+        ones the first in reading order (north to south, west to east)."""
         if self.left.get(self.pos):
-            return ["take"]
-        came_from, queue, best = {self.pos: None}, deque([self.pos]), None
-        while queue:
-            room = queue.popleft()
-            if room not in self.visited or self.left.get(room):
-                if room == self.goal:
-                    best = room
-                    break
-                best = best or room
-                continue
-            for d, nxt, door, link in self.links[room]:
-                if nxt not in came_from and (door is None or door in self.held or link in self.opened):
-                    came_from[nxt] = (room, d)
-                    queue.append(nxt)
-        walk = []
-        while best != self.pos:
-            best, d = came_from[best]
-            walk.append("go " + d)
-        return walk[::-1]
+            return "take"
+        first_move: dict[Room, str | None] = {self.pos: None}
+        layer, best = [self.pos], None
+        while layer:  # breadth-first through visited rooms, one distance at a time
+            found, after = [], []
+            for room in layer:
+                for d, nxt in self.exits[room].items():
+                    link = edge(room, nxt)
+                    door = self.doors.get(link)
+                    if nxt in first_move or not (door is None or door in self.held or link in self.opened):
+                        continue
+                    first_move[nxt] = first_move[room] or d
+                    if nxt not in self.visited or self.left.get(nxt):
+                        found.append(nxt)
+                    else:
+                        after.append(nxt)
+            if self.goal in found:
+                return "go " + first_move[self.goal]
+            best = best or min(found, default=None)
+            layer = after
+        return "go " + first_move[best]
 
-    def _act(self, command: str) -> str:
-        self.moves += 1
-        if command == "take":
-            found = self.left.pop(self.pos, [])
-            self.held += found
-            self.descriptions.pop(self.pos, None)
-            return f"You pick up the {' and '.join(found)} key." if found else "There is no key here."
-        direction = command.split()[1]
+    def _take(self) -> str:
+        found = self.left.pop(self.pos, None)
+        if not found:
+            return "There is no key here."
+        self.held += found
+        self.descriptions.pop(self.pos, None)
+        return f"You pick up the {' and '.join(found)} key."
+
+    def _go(self, direction: str) -> str:
         nxt = self.exits[self.pos].get(direction)
         if nxt is None:
             return f"There is no door to the {direction}."
         link = edge(self.pos, nxt)
         door = self.doors.get(link)
-        if door and door not in self.held and link not in self.opened:
-            return f"The {door} door to the {direction} is locked."
         text = ""
         if door and link not in self.opened:
+            if door not in self.held:
+                return f"The {door} door to the {direction} is locked."
             self.opened.add(link)
             self.descriptions.pop(self.pos, None)
             self.descriptions.pop(nxt, None)
@@ -172,37 +218,38 @@ class KeyDoorDungeon(EvolvableEnv):
         return text + f"You go {direction}."
 
     def _describe(self) -> str:
-        if self.pos not in self.descriptions:
-            self.descriptions[self.pos] = self._room_text()
-        return self.descriptions[self.pos]
+        text = self.descriptions.get(self.pos)
+        if text is None:
+            text = self.descriptions[self.pos] = self._room_text()
+        return text
 
     def _room_text(self) -> str:
         parts = []
-        for d, nxt, door, link in self.links[self.pos]:
-            state = "open doorway" if not door else f"{door} door, " + (
-                "unlocked" if link in self.opened else "locked")
-            parts.append(f"{d} ({state}{', treasure glitters beyond' if nxt == self.goal else ''})")
+        ways = self.exits[self.pos]
+        for d in DIRECTIONS:
+            if d not in ways:
+                continue
+            link = edge(self.pos, ways[d])
+            door = self.doors.get(link)
+            state = f"{door} door, {'unlocked' if link in self.opened else 'locked'}" if door else "open doorway"
+            parts.append(f"{d} ({state}{', treasure glitters beyond' if ways[d] == self.goal else ''})")
         keys = self.left.get(self.pos)
-        text = f"You are in room {self.pos}. Exits: {'; '.join(parts)}."
-        return text + (f" On the floor: {' and '.join(keys)} key." if keys else "")
+        floor = f" On the floor: {' and '.join(keys)} key." if keys else ""
+        return f"You are in room {self.grid.names[self.pos]}. Exits: {'; '.join(parts)}.{floor}"
 
     def turn_limit(self) -> int:
         return self.budget + 3
 
     def status(self) -> str:
         held = ", ".join(self.held) or "none"
-        return f"Room {self.pos}. Keys: {held}. Moves used: {self.moves}/{self.budget}."
+        return f"Room {self.grid.names[self.pos]}. Keys: {held}. Moves used: {self.moves}/{self.budget}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        word = args[0].lower() if len(args) == 1 else ""
-        direction = SHORT.get(word) or (word if word in DIRECTIONS else None)
-        if verb == "take" and not args:
-            text = self._act("take")
-        elif verb == "go" and direction:
-            text = self._act("go " + direction)
-        else:
+        action = COMMANDS.get(command) or COMMANDS.get(" ".join(command.replace(",", " ").lower().split()))
+        if action is None:
             raise InvalidAction("use 'go DIRECTION' (north, east, south, west) or 'take'")
+        self.moves += 1
+        text = self._take() if action == "take" else self._go(action)
         if self.pos == self.goal:
             return win(f"{text} You found the treasure room. You win!")
         text += "\n" + self._describe()
@@ -217,4 +264,6 @@ class KeyDoorDungeon(EvolvableEnv):
         return "\\boxed{%s}" % self._solver_command()
 
     def random_action(self, rng) -> str:
-        return "\\boxed{take}" if rng.random() < 0.2 else "\\boxed{go %s}" % rng.choice(list(DIRECTIONS))
+        if rng.random() < 0.2:
+            return "\\boxed{take}"
+        return GO_ACTIONS[int(rng.random() * len(GO_ACTIONS))]  # rng.choice, only cheaper

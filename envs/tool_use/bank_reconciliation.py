@@ -1,6 +1,8 @@
 """Page through a bank's transactions API with cursors and report the statement's closing balance."""
 
+import itertools
 import re
+from functools import cache
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
@@ -18,9 +20,44 @@ RULES = {  # in the order levels add them
 }
 AMOUNT = re.compile(r"^[+-]?\d{1,12}(\.\d{1,2})?$")
 
+# A transaction's draws, each in one go. Kind: 30% income, 20% pending, the payee uniform within income or spending.
+KINDS = [(payee, sign, status) for payees, sign in ((INCOME, 1), (SPENDING, -1))
+         for payee in payees for status in ("posted", "pending")]
+KIND_WEIGHTS = list(itertools.accumulate((0.3 if sign > 0 else 0.7) / (5 if sign > 0 else 15)
+                                         * (0.8 if status == "posted" else 0.2) for _, sign, status in KINDS))
+MARCH = [f"2024-03-{day:02d}" for day in range(1, 32)]
+# With the period rule a fifth of the dates fall outside March: half in February's last days, half in April's first.
+ANY_DATE = MARCH + [f"2024-02-{day}" for day in range(20, 30)] + [f"2024-04-0{day}" for day in range(1, 7)]
+ANY_DATE_WEIGHTS = list(itertools.accumulate([0.8 / 31] * 31 + [0.1 / 10] * 10 + [0.1 / 6] * 6))
+CURRENCY = ["USD"] + CURRENCIES  # with the fx rule a quarter of the transactions are in a foreign currency
+CURRENCY_WEIGHTS = [0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
+CENTS = range(500, 40100)  # 5.00 to 400.99; foreign amounts are whole units (the cents dropped)
+
 
 def cents_text(cents: int) -> str:
-    return f"{'-' if cents < 0 else '+'}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+    return f"{cents / 100:+.2f}"
+
+
+@cache
+def transaction_ids(count: int) -> list[str]:
+    return [f"T{1000 + 7 * i}" for i in range(count)]
+
+
+@cache
+def instructions(rule_names: tuple[str, ...]) -> str:
+    """Everything in the opening after the opening balance."""
+    rate_line = "  \\boxed{rate CUR}: the USD rate of a currency, e.g. \\boxed{rate EUR}\n"
+    return (
+        " USD. Goal: report the closing balance,\nthat is the opening balance plus every transaction that counts. "
+        "Rules:\n" + "".join(f"- {RULES[rule]}\n" for rule in rule_names)
+        + "Commands:\n"
+        "  \\boxed{transactions}: the first page of transactions (oldest first)\n"
+        "  \\boxed{transactions CURSOR}: the page after the one that gave you next_cursor CURSOR\n"
+        + (rate_line if "fx" in rule_names else "")
+        + "  \\boxed{answer AMOUNT}: report the closing balance in USD, e.g. \\boxed{answer 1234.56}; "
+        "a wrong answer loses.\n"
+        "Example: \\boxed{transactions}"
+    )
 
 
 class BankReconciliation(EvolvableEnv):
@@ -31,64 +68,46 @@ class BankReconciliation(EvolvableEnv):
 
     def _new_episode(self) -> str:
         rng, p = self.rng, self.params
-        self.rule_names = list(RULES)[: p["rules"]]
+        self.rule_names = tuple(RULES)[: p["rules"]]
+        fx, period = "fx" in self.rule_names, "period" in self.rule_names
         self.opening = rng.randint(500, 5000) * 100
-        self.rates = {c: base + rng.randint(-4, 4) for c, base in BASE_RATES.items()}
+        self.rates = {c: base + rng.randint(-4, 4) for c, base in BASE_RATES.items()} if fx else {}
         count = p["transactions"]
-        # every transaction's day, whole units and cents, each drawn in one go
-        days = rng.choices(range(1, 32), k=count)
-        units = rng.choices(range(5, 401), k=count)
-        cents = rng.choices(range(100), k=count)
-        rows = []
-        for i, (day, whole, cent) in enumerate(zip(days, units, cents)):
-            month = "03"
-            if "period" in self.rule_names and rng.random() < 0.2:
-                month, day = rng.choice([("02", rng.randint(20, 29)), ("04", rng.randint(1, 6))])
-            currency = "USD"
-            if "fx" in self.rule_names and rng.random() < 0.25:
-                currency = rng.choice(CURRENCIES)
-            income = rng.random() < 0.3
-            sign = 1 if income else -1
-            amount = sign * (whole if currency != "USD" else whole * 100 + cent)
-            status = "pending" if rng.random() < 0.2 else "posted"
-            payee = rng.choice(INCOME if income else SPENDING)
-            rows.append((f"2024-{month}-{day:02d}", f"T{1000 + 7 * i}", payee, amount, currency, status))
-        self.rows = sorted(rows)
+        dates = rng.choices(ANY_DATE, cum_weights=ANY_DATE_WEIGHTS, k=count) if period else rng.choices(MARCH, k=count)
+        kinds = rng.choices(KINDS, cum_weights=KIND_WEIGHTS, k=count)
+        amounts = rng.choices(CENTS, k=count)
+        currencies = rng.choices(CURRENCY, cum_weights=CURRENCY_WEIGHTS, k=count) if fx else itertools.repeat("USD")
+        # A row: (date, id, (payee, sign, status), amount in cents (abroad: whole units, the cents dropped),
+        # currency), oldest first; ids go up with the date.
+        self.rows = list(zip(sorted(dates), transaction_ids(count), kinds, amounts, currencies))
         size = p["page_size"]
         self.pages = [self.rows[i : i + size] for i in range(0, len(self.rows), size)]
-        codes = rng.sample(range(1 << 24), len(self.pages))
-        self.cursors = {f"{code:06x}": i for i, code in enumerate(codes) if i > 0}
-        self.cursor_of = {page: cursor for cursor, page in self.cursors.items()}
+        self.cursor_of = {}  # page -> the cursor that fetches it (every page but the first)
+        while len(self.cursor_of) < len(self.pages) - 1:
+            cursor = f"{rng.getrandbits(24):06x}"
+            if cursor not in self.cursor_of.values():
+                self.cursor_of[len(self.cursor_of) + 1] = cursor
+        self.cursors = {cursor: page for page, cursor in self.cursor_of.items()}
         self.seen_pages: set[int] = set()
         self.page_texts: dict[int, str] = {}  # each page's text, written when it is first read
+        self.known_cursors = [""]  # what random play may ask for: the first page, and every cursor seen
         self.rated: set[str] = set()
-        self.balance = self.opening + sum(self._usd(row) for row in self.rows if self._counts(row))
-        rate_line = "  \\boxed{rate CUR}: the USD rate of a currency, e.g. \\boxed{rate EUR}\n"
-        rate_line = rate_line if "fx" in self.rule_names else ""
-        return (
-            "You reconcile a checking account through the bank's API. The statement period is March 2024.\n"
-            f"Opening balance on 2024-03-01: {cents_text(self.opening)} USD. Goal: report the closing balance,\n"
-            "that is the opening balance plus every transaction that counts. Rules:\n"
-            + "".join(f"- {RULES[rule]}\n" for rule in self.rule_names)
-            + "Commands:\n"
-            "  \\boxed{transactions}: the first page of transactions (oldest first)\n"
-            "  \\boxed{transactions CURSOR}: the page after the one that gave you next_cursor CURSOR\n"
-            + rate_line
-            + "  \\boxed{answer AMOUNT}: report the closing balance in USD, e.g. \\boxed{answer 1234.56}; "
-            "a wrong answer loses.\n"
-            "Example: \\boxed{transactions}"
+        self.balance = self.opening + sum(
+            sign * (cents if currency == "USD" else cents // 100 * self.rates[currency])  # in US cents
+            for _, _, (_, sign, _), cents, currency in self._counted()
         )
+        return (f"You reconcile a checking account through the bank's API. The statement period is March 2024.\n"
+                f"Opening balance on 2024-03-01: {cents_text(self.opening)}" + instructions(self.rule_names))
 
-    def _counts(self, row: tuple) -> bool:
-        date, *_, status = row
-        return status == "posted" and ("period" not in self.rule_names or date[5:7] == "03")
-
-    def _usd(self, row: tuple) -> int:
-        amount, currency = row[3], row[4]
-        return amount if currency == "USD" else amount * self.rates[currency]
+    def _counted(self) -> list[tuple]:
+        """The rows that count towards the closing balance."""
+        period = "period" in self.rule_names
+        return [row for row in self.rows if row[2][2] == "posted" and (not period or row[0][5:7] == "03")]
 
     def _needed_rates(self) -> list[str]:
-        return sorted({row[4] for row in self.rows if row[4] != "USD" and self._counts(row)})
+        if "fx" not in self.rule_names:
+            return []
+        return sorted({row[4] for row in self._counted() if row[4] != "USD"})
 
     def turn_limit(self) -> int:
         return len(self.pages) + len(self._needed_rates()) + 1 + self.params["spare_turns"]
@@ -119,15 +138,17 @@ class BankReconciliation(EvolvableEnv):
         raise InvalidAction("commands: 'transactions', 'transactions CURSOR', 'rate CUR' (if listed), 'answer AMOUNT'")
 
     def _show_page(self, page: int) -> str:
-        self.seen_pages.add(page)
         if page not in self.page_texts:
             self.page_texts[page] = self._page_text(page)
+            if page + 1 in self.cursor_of:
+                self.known_cursors.append(self.cursor_of[page + 1])
+        self.seen_pages.add(page)
         return self.page_texts[page]
 
     def _page_text(self, page: int) -> str:
         lines = [f"Page {page + 1}: date | id | description | amount | currency | status"]
-        for date, tid, payee, amount, currency, status in self.pages[page]:
-            shown = cents_text(amount) if currency == "USD" else f"{amount:+d}.00"
+        for date, tid, (payee, sign, status), cents, currency in self.pages[page]:
+            shown = f"{sign * cents / 100:+.2f}" if currency == "USD" else f"{sign * (cents // 100):+d}.00"
             lines.append(f"{date} | {tid} | {payee} | {shown} | {currency} | {status}")
         nxt = self.cursor_of.get(page + 1)
         lines.append(f"next_cursor: {nxt}" if nxt else "next_cursor: none (this is the last page)")
@@ -151,5 +172,5 @@ class BankReconciliation(EvolvableEnv):
             return "\\boxed{answer %.2f}" % ((self.balance + rng.randint(-5000, 5000)) / 100)
         if roll < 0.3 and "fx" in self.rule_names:
             return "\\boxed{rate %s}" % rng.choice(CURRENCIES)
-        known = [self.cursor_of[p + 1] for p in sorted(self.seen_pages) if p + 1 in self.cursor_of]
-        return "\\boxed{transactions %s}" % rng.choice(known + [""])
+        known = self.known_cursors
+        return "\\boxed{transactions %s}" % known[int(rng.random() * len(known))]  # rng.choice, only cheaper
