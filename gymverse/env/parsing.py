@@ -10,6 +10,7 @@ class InvalidAction(Exception):
 
 _BOX_OPEN = "\\boxed{"
 _TOKENS = re.compile(r"\\boxed\{|[{}]")
+_FLAT_BOX = re.compile(r"\\boxed\{([^{}]*)\}")
 
 
 def box_spans(text: str) -> Iterator[tuple[int, int | None]]:
@@ -44,9 +45,9 @@ def extract_boxed(text: Any) -> str | None:
     """
     if not isinstance(text, str):
         return None
-    # the common case first: a bare, flat box (no other brace; its one "}" ends the reply)
-    if text.startswith(_BOX_OPEN) and text.find("{", len(_BOX_OPEN)) < 0 and text.find("}") == len(text) - 1:
-        return text[len(_BOX_OPEN) : -1].strip()
+    flat = _FLAT_BOX.fullmatch(text)  # the common case first: the reply is one box and no other brace
+    if flat:
+        return flat.group(1).strip()
     if _BOX_OPEN not in text:
         return None
     last = None
