@@ -4,6 +4,13 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_inde
 
 OPERATIONS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "max": max, "min": min}
 OPERATION_NAMES = sorted(OPERATIONS)
+NUMBER_NODES = tuple(("num", value) for value in range(-9, 10))  # every leaf there can be
+# What inspecting a node shows, per kind, formatted with the node's number and the rest of its entry.
+DESCRIPTIONS = {
+    "num": "Node %d is the number %d.",
+    "if": "Node %d is if(node %d, node %d, node %d).",
+    **{name: f"Node %d is {name}(node %d, node %d)." for name in OPERATIONS},
+}
 
 
 class ExpressionTree(EvolvableEnv):
@@ -31,7 +38,7 @@ class ExpressionTree(EvolvableEnv):
             nodes[node] = (kind, *children)
             leaves += children
         for leaf in leaves:
-            nodes[leaf] = ("num", int(rng.random() * 19) - 9)  # -9 to 9
+            nodes[leaf] = NUMBER_NODES[int(rng.random() * len(NUMBER_NODES))]
         self.nodes, self.root = nodes, labels[0]
         touched: list[int] = []
         self.value = _evaluate(self.nodes, self.root, touched)
@@ -71,9 +78,7 @@ class ExpressionTree(EvolvableEnv):
             if len(self.seen) >= self.budget:
                 return lose(f"No inspections left ({self.budget} used). You lost. " + self._reveal())
             self.seen[node] = entry
-        if entry[0] == "num":
-            return Feedback(f"Node {node} is the number {entry[1]}.")
-        return Feedback(f"Node {node} is {entry[0]}(node {', node '.join(map(str, entry[1:]))}).")
+        return Feedback(DESCRIPTIONS[entry[0]] % (node, *entry[1:]))
 
     def _reveal(self) -> str:
         return f"The root's value was {self.value}."
