@@ -1,6 +1,7 @@
 """Turning an agent's free-text reply into a game command."""
 
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
 
@@ -58,12 +59,14 @@ def extract_boxed(text: Any) -> str | None:
     return text[last[0] : last[1]].strip()
 
 
-def split_command(command: str) -> tuple[str, list[str]]:
-    """``"Move 3 4"`` -> ``("move", ["3", "4"])``; commas count as spaces."""
-    parts = command.replace(",", " ").split()
-    if not parts:
-        return "", []
-    return parts[0].lower(), parts[1:]
+@lru_cache(maxsize=4096)
+def split_command(command: str) -> tuple[str, tuple[str, ...]]:
+    """``"Move 3 4"`` -> ``("move", ("3", "4"))``; commas count as spaces.
+
+    Cached: agents send the same few commands over and over, and every step of every game splits one.
+    """
+    verb, *args = command.replace(",", " ").split() or [""]
+    return verb.lower(), tuple(args)
 
 
 def parse_int(text: str, low: int, high: int, what: str = "number") -> int:
