@@ -1,27 +1,93 @@
 """Sink a hidden fleet on a square sea with a limited number of shots."""
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
+from typing import NamedTuple
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
 
 Cell = tuple[int, int]
-MARKS = {"miss": "o", "hit": "X", "sunk": "#"}
+MISS, HIT, SUNK = ord("o"), ord("X"), ord("#")  # map marks
+OPENING = (
+    "A fleet is hidden on a %dx%d sea (rows and columns 0-%d).\n"
+    "Ship lengths: %s. Ships are straight (horizontal or vertical) and never touch each other, not even at a "
+    "corner.\nEach shot reports miss, hit, or hit and sunk (when every cell of that ship has been hit). "
+    "Sink the whole fleet with at most %d shots.\nMap legend: . unknown, o miss, X hit, # sunk ship.\n"
+    "Command: \\boxed{fire ROW COL}.\nExample: \\boxed{fire 0 0}"
+)
 
 
-@lru_cache(maxsize=8192)
-def around(cell: Cell, size: int, diagonal: bool = True) -> tuple[Cell, ...]:
+def around(cell: Cell, size: int) -> tuple[Cell, ...]:
+    """The cells next to ``cell`` on the sea, diagonal ones included."""
     r, c = cell
-    steps = [(-1, 0), (1, 0), (0, -1), (0, 1)] + ([(-1, -1), (-1, 1), (1, -1), (1, 1)] if diagonal else [])
-    return tuple((r + dr, c + dc) for dr, dc in steps if 0 <= r + dr < size and 0 <= c + dc < size)
+    return tuple((r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                 if (dr or dc) and 0 <= r + dr < size and 0 <= c + dc < size)
 
 
-@lru_cache(maxsize=256)
-def sweep_order(size: int, step: int) -> tuple[Cell, ...]:
-    """The cells the solver's hunt tries, in order: a lattice (r + c divisible by ``step``) that every
-    ship of length ``step`` or more must cross, then every other cell."""
-    cells = [(r, c) for r in range(size) for c in range(size)]
-    return tuple([cell for cell in cells if sum(cell) % step == 0] + [cell for cell in cells if sum(cell) % step])
+class Ship(NamedTuple):
+    """One place a ship can take. Cell i is (i // size, i % size); a set of cells is a bitmask (bit i: cell i)."""
+
+    cells: tuple[Cell, ...]
+    mask: int
+    halo: int  # its cells and every cell around them
+    before: int  # the cell before its first one along its line (none at the edge)
+    in_row: bool
+
+
+@dataclass(frozen=True)
+class Sea:
+    """What depends on the size only, worked out once per size."""
+
+    cells: tuple[Cell, ...]
+    sides: tuple[tuple[int | None, ...], ...]  # per cell: the cells up, down, left and right (None: off the sea)
+    above_below: tuple[int, ...]  # per cell: the cells up and down
+    diagonals: tuple[int, ...]  # per cell: its diagonal neighbours
+    lattices: dict[int, int]  # step -> the cells whose r + c is divisible by step
+    placements: dict[int, list[Ship]]  # length -> every place a ship of that length can take
+    blank_map: bytes
+    map_offsets: tuple[int, ...]  # per cell: where its mark is in the map's text
+    fire_commands: tuple[str, ...]
+    cell_of: dict[str, Cell]  # "fire ROW COL", exactly so spelled -> its cell
+
+
+@lru_cache(maxsize=64)
+def sea(size: int) -> Sea:
+    cells = tuple((r, c) for r in range(size) for c in range(size))
+    index = {cell: i for i, cell in enumerate(cells)}
+
+    def mask(group):  # cells off the sea are left out
+        return sum(1 << index[cell] for cell in group if cell in index)
+
+    placements: dict[int, list[Ship]] = {2: [], 3: [], 4: []}
+    for length, places in placements.items():
+        for r, c in cells:
+            for dr, dc in ((0, 1), (1, 0)):  # along the row, down the column
+                ship = tuple((r + dr * k, c + dc * k) for k in range(length))
+                if ship[-1] in index:
+                    halo = set(ship).union(*(around(cell, size) for cell in ship))
+                    places.append(Ship(ship, mask(ship), mask(halo), mask([(r - dr, c - dc)]), dr == 0))
+    header = "   " + " ".join(str(c % 10) for c in range(size))
+    blank_map = "\n".join([header] + [f"{r:>2} " + " ".join("." * size) for r in range(size)])
+    return Sea(
+        cells=cells,
+        sides=tuple(tuple(index.get((r + dr, c + dc)) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)))
+                    for r, c in cells),
+        above_below=tuple(mask([(r - 1, c), (r + 1, c)]) for r, c in cells),
+        diagonals=tuple(mask([(r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1)]) for r, c in cells),
+        lattices={step: mask(cell for cell in cells if sum(cell) % step == 0) for step in (2, 3, 4)},
+        placements=placements,
+        blank_map=blank_map.encode(),
+        map_offsets=tuple(len(header) + 1 + r * (2 * size + 3) + 3 + 2 * c for r, c in cells),
+        fire_commands=tuple("\\boxed{fire %d %d}" % cell for cell in cells),
+        cell_of={"fire %d %d" % cell: cell for cell in cells},
+    )
+
+
+def lowest_cell(mask: int) -> int:
+    """The lowest-numbered cell of a non-empty set."""
+    return (mask & -mask).bit_length() - 1
 
 
 class Battleship(EvolvableEnv):
@@ -32,106 +98,114 @@ class Battleship(EvolvableEnv):
 
     def _new_episode(self) -> str:
         self.size = self.params["size"]
-        lengths = sorted((self.rng.randint(2, 4) for _ in range(self.params["ships"])), reverse=True)
-        self.ships = self._place(lengths)
+        self.sea = sea(self.size)
+        lengths = sorted(self.rng.choices((2, 3, 4), k=self.params["ships"]), reverse=True)
+        self.fleet = self._place(lengths)
+        self.ships = [ship.cells for ship in self.fleet]
         self.ship_at = {cell: i for i, ship in enumerate(self.ships) for cell in ship}
         need = self._solver_need()  # luck matters in the hunt, so the spare grows with the search
         self.budget = need + math.ceil(need * self.params["spare_percent"] / 100)
-        return (
-            f"A fleet is hidden on a {self.size}x{self.size} sea (rows and columns 0-{self.size - 1}).\n"
-            f"Ship lengths: {', '.join(map(str, lengths))}. Ships are straight (horizontal or vertical) and "
-            "never touch each other, not even at a corner.\nEach shot reports miss, hit, or hit and sunk "
-            f"(when every cell of that ship has been hit). Sink the whole fleet with at most {self.budget} "
-            "shots.\nMap legend: . unknown, o miss, X hit, # sunk ship.\n"
-            "Command: \\boxed{fire ROW COL}.\nExample: \\boxed{fire 0 0}"
-        )
+        self._start_fight()
+        return OPENING % (self.size, self.size, self.size - 1, ", ".join(map(str, lengths)), self.budget)
 
-    def _place(self, lengths: list[int]) -> list[list[Cell]]:
+    def _place(self, lengths: list[int]) -> list[Ship]:
         while True:  # restart the whole fleet on the rare dead end
-            ships: list[list[Cell]] = []
-            blocked: set[Cell] = set()
+            fleet, blocked = [], 0
             for length in lengths:
-                for _ in range(200):
-                    r, c = self.rng.randrange(self.size), self.rng.randrange(self.size)
-                    dr, dc = (0, 1) if self.rng.random() < 0.5 else (1, 0)
-                    ship = [(r + dr * k, c + dc * k) for k in range(length)]
-                    if all(0 <= x < self.size and 0 <= y < self.size and (x, y) not in blocked for x, y in ship):
-                        ships.append(ship)
-                        blocked.update(ship, *(around(cell, self.size) for cell in ship))
-                        break
-                else:
+                ship = self._fit(self.sea.placements[length], blocked)
+                if ship is None:
                     break
-            if len(ships) == len(lengths):
-                return ships
+                fleet.append(ship)
+                blocked |= ship.halo
+            else:
+                return fleet
+
+    def _fit(self, places: list[Ship], blocked: int) -> Ship | None:
+        """One of ``places`` clear of the ``blocked`` cells, drawn uniformly; None if there is none."""
+        draw = self.rng.random  # int(draw() * n) is uniform over range(n), and several times cheaper than choice
+        for _ in range(8):  # one of a few draws usually fits...
+            ship = places[int(draw() * len(places))]
+            if not ship.mask & blocked:
+                return ship
+        fitting = [ship for ship in places if not ship.mask & blocked]  # ...else list those that do
+        return self.rng.choice(fitting) if fitting else None
 
     def _start_fight(self) -> None:
-        self.shots: dict[Cell, str] = {}
-        self.damage = [0] * len(self.ships)
         self.fired = self.sunk = 0
-        self.damaged: set[Cell] = set()  # cells hit on ships still afloat
-        # Ships never touch, so cells diagonal to a hit and cells around a sunk ship are known to be water.
-        self.water: set[Cell] = set()
-        self.grid = [["."] * self.size for _ in range(self.size)]  # the map the agent sees
+        self.shot = 0  # the cells fired at
+        self.around_sunk = 0  # the cells around sunk ships, water since ships never touch
+        self.hits: dict[int, list[int]] = {}  # ship still afloat -> the cells hit on it, in the order hit
+        self.afloat = [len(ship) for ship in self.ships]
+        self.map = bytearray(self.sea.blank_map)  # the map the agent sees, marked cell by cell
 
     def _fire(self, cell: Cell) -> str:
         self.fired += 1
-        if cell in self.shots:
+        i = cell[0] * self.size + cell[1]
+        if self.shot >> i & 1:
             return "again"
+        self.shot |= 1 << i
         ship = self.ship_at.get(cell)
         if ship is None:
-            self._mark(cell, "miss")
+            self.map[self.sea.map_offsets[i]] = MISS
             return "miss"
-        self.damage[ship] += 1
-        self._mark(cell, "hit")
-        self.damaged.add(cell)
-        self.water.update(n for n in around(cell, self.size) if n[0] != cell[0] and n[1] != cell[1])  # diagonals
-        if self.damage[ship] < len(self.ships[ship]):
+        hits = self.hits.setdefault(ship, [])
+        hits.append(i)
+        if len(hits) < len(self.ships[ship]):
+            self.map[self.sea.map_offsets[i]] = HIT
             return "hit"
+        del self.hits[ship]
+        self.afloat.remove(len(hits))
         self.sunk += 1
-        for c in self.ships[ship]:
-            self._mark(c, "sunk")
-            self.damaged.discard(c)
-            self.water.update(around(c, self.size))
+        self.around_sunk |= self.fleet[ship].halo
+        for hit in hits:
+            self.map[self.sea.map_offsets[hit]] = SUNK
         return "sunk"
 
-    def _mark(self, cell: Cell, mark: str) -> None:
-        self.shots[cell] = mark
-        self.grid[cell[0]][cell[1]] = MARKS[mark]
-
-    def _afloat(self) -> list[int]:
-        return [len(s) for s, d in zip(self.ships, self.damage) if d < len(s)]
-
     def _solver_shot(self) -> Cell:
-        """Finish a damaged ship if there is one, else sweep a lattice that every afloat ship must cross."""
-        size, shots, water = self.size, self.shots, self.water
-
-        def first_open(cells):
-            return next((c for c in cells if c not in shots and c not in water), None)
-
-        if self.damaged:
-            first = min(self.damaged)
-            damaged, frontier = {first}, [first]  # the damaged ship that holds the first hit
-            while frontier:
-                for n in around(frontier.pop(), size, diagonal=False):
-                    if n in self.damaged and n not in damaged:
-                        damaged.add(n)
-                        frontier.append(n)
-            rows, cols = {r for r, _ in damaged}, {c for _, c in damaged}
-            if len(damaged) == 1:
-                ends = around(first, size, diagonal=False)
-            elif len(rows) == 1:
-                ends = [(first[0], min(cols) - 1), (first[0], max(cols) + 1)]
-            else:
-                ends = [(min(rows) - 1, first[1]), (max(rows) + 1, first[1])]
-            return first_open(e for e in ends if 0 <= e[0] < size and 0 <= e[1] < size)
-        return first_open(sweep_order(size, min(self._afloat())))
+        """Finish the first damaged ship if there is one, else sweep a lattice that every afloat ship must cross
+        (any run of ``step`` cells in a row or column holds one cell whose r + c is divisible by ``step``)."""
+        sea = self.sea
+        # Cells it never fires at: those fired at, and water known because ships never touch (around a sunk
+        # ship, diagonal to a hit).
+        known = self.shot | self.around_sunk
+        if not self.hits:
+            return sea.cells[lowest_cell(sea.lattices[min(self.afloat)] & ~known)]
+        for hit in chain(*self.hits.values()):
+            known |= sea.diagonals[hit]
+        hits = next(iter(self.hits.values()))  # on the ship damaged first
+        first, last = min(hits), max(hits)
+        # Around a lone hit: up, down, left, right. Along a line of hits: the gaps between them (random
+        # shots can leave some), then the cell before the first and the cell after the last.
+        if len(hits) == 1:
+            tries = sea.sides[first]
+        elif first // self.size == last // self.size:  # a row
+            tries = (*range(first + 1, last), sea.sides[first][2], sea.sides[last][3])
+        else:  # a column
+            tries = (*range(first + self.size, last, self.size), sea.sides[first][0], sea.sides[last][1])
+        return sea.cells[next(i for i in tries if i is not None and not known >> i & 1)]
 
     def _solver_need(self) -> int:
-        self._start_fight()
-        while self.sunk < len(self.ships):
-            self._fire(self._solver_shot())
-        need = self.fired
-        self._start_fight()
+        """The shots the solver fires on its own, counted ship by ship rather than played shot by shot.
+
+        The hunt fires at the open lattice cells in order, up to the first cell of a ship. Finishing that
+        ship costs its other cells, plus a miss for each water cell it tries that is still open: the cell
+        before the ship's first one (the line of hits grows backwards first), and for a ship in a row the
+        cells above and below the first hit (a lone hit is tried up, down, left, right). All of those lie
+        around the ship, so once it is sunk they are known, and nothing else of its fight matters later."""
+        sea, known, need = self.sea, 0, 0
+        afloat = list(self.fleet)  # longest first, so the shortest is the last
+        afloat_cells = sum(ship.mask for ship in afloat)
+        while afloat:
+            open_cells = sea.lattices[len(afloat[-1].cells)] & ~known
+            hit = lowest_cell(open_cells & afloat_cells)
+            ship = self.fleet[self.ship_at[sea.cells[hit]]]
+            misses = open_cells & ((1 << hit) - 1)
+            known |= misses
+            water_tried = ship.before | (sea.above_below[hit] if ship.in_row else 0)
+            need += misses.bit_count() + len(ship.cells) + (water_tried & ~known).bit_count()
+            known |= ship.halo
+            afloat.remove(ship)
+            afloat_cells ^= ship.mask
         return need
 
     def turn_limit(self) -> int:
@@ -140,28 +214,27 @@ class Battleship(EvolvableEnv):
     def status(self) -> str:
         return f"Shots used: {self.fired}/{self.budget}. Ships sunk: {self.sunk}/{len(self.ships)}."
 
-    def _map(self) -> str:
-        header = "   " + " ".join(str(c % 10) for c in range(self.size))
-        return "\n".join([header] + [f"{r:>2} " + " ".join(row) for r, row in enumerate(self.grid)])
-
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb != "fire" or len(args) != 2:
-            raise InvalidAction("use 'fire ROW COL'")
-        cell = (parse_index(args[0], self.size, "row"), parse_index(args[1], self.size, "column"))
-        result = self._fire(cell)
+        r, c = self.sea.cell_of.get(command) or self._parse(command)  # the usual spelling is looked up
+        result = self._fire((r, c))
         if self.sunk == len(self.ships):
-            return win(f"Shot at {cell}: hit and sunk. The whole fleet is sunk. You win!")
+            return win(f"Shot at ({r}, {c}): hit and sunk. The whole fleet is sunk. You win!")
         if result == "sunk":
-            text = f"Shot at {cell}: hit and sunk a ship of length {len(self.ships[self.ship_at[cell]])}!"
+            text = f"Shot at ({r}, {c}): hit and sunk a ship of length {len(self.ships[self.ship_at[r, c]])}!"
         elif result == "again":
-            text = f"You already fired at {cell}; the shot is wasted."
+            text = f"You already fired at ({r}, {c}); the shot is wasted."
         else:
-            text = f"Shot at {cell}: {result}."
-        text += "\n" + self._map()
+            text = f"Shot at ({r}, {c}): {result}."
+        text = f"{text}\n{self.map.decode()}"
         if self.fired >= self.budget:
             return lose(f"{text}\nNo shots left. You lost. {self._reveal()}")
         return Feedback(text)
+
+    def _parse(self, command: str) -> Cell:
+        verb, args = split_command(command)
+        if verb != "fire" or len(args) != 2:
+            raise InvalidAction("use 'fire ROW COL'")
+        return parse_index(args[0], self.size, "row"), parse_index(args[1], self.size, "column")
 
     def _reveal(self) -> str:
         return "The ships were at: " + "; ".join(" ".join(f"({r},{c})" for r, c in s) for s in self.ships) + "."
@@ -170,4 +243,4 @@ class Battleship(EvolvableEnv):
         return "\\boxed{fire %d %d}" % self._solver_shot()
 
     def random_action(self, rng) -> str:
-        return "\\boxed{fire %d %d}" % (rng.randrange(self.size), rng.randrange(self.size))
+        return rng.choice(self.sea.fire_commands)

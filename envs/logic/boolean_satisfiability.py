@@ -1,11 +1,24 @@
 """Satisfy a 3-CNF formula by setting variables one at a time, with a limited number of moves."""
 
-from functools import lru_cache
-from itertools import permutations
+from functools import lru_cache, reduce
+from itertools import permutations, product
+from operator import or_
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
 
 TRUTH_WORDS = {"true": True, "t": True, "1": True, "false": False, "f": False, "0": False}
+# How a clause's three literals relate to the planted solution (1: true in it, -1: false in it), drawn as if
+# each sign were a coin flip and a clause false in the plant then had one of its literals negated at random.
+AGREEMENTS = [signs for signs in product((1, -1), repeat=3) if 1 in signs] * 3 + [
+    (1, -1, -1), (-1, 1, -1), (-1, -1, 1)]
+OPENING = (
+    "A formula over the variables x1 to x%d is the AND of these %d clauses:\n%s\n"
+    "All variables start unset; a clause is satisfied once one of its literals is true.\n"
+    "Goal: satisfy every clause (variables you never set do not matter).\n"
+    "Command: \\boxed{set xI true} or \\boxed{set xI false} sets (or changes) variable I. You have %d\n"
+    "moves; after each one you see which clauses have all their literals false.\n"
+    "Example: \\boxed{set x2 false}"
+)
 
 
 @lru_cache(maxsize=4)
@@ -15,6 +28,33 @@ def ordered_triples(n: int) -> list[tuple[int, int, int]]:
     return list(permutations(range(n), 3))
 
 
+@lru_cache(maxsize=64)
+def literal_names(n: int) -> dict[int, str]:
+    return {v: f"x{v}" for v in range(1, n + 1)} | {-v: f"not x{v}" for v in range(1, n + 1)}
+
+
+@lru_cache(maxsize=64)
+def usual_moves(n: int) -> dict[str, tuple[int, bool]]:
+    """Every move over n variables as usually spelled ("set x3 true") -> (variable, value)."""
+    return {f"set x{v + 1} {word}": (v, word == "true") for v in range(n) for word in ("true", "false")}
+
+
+@lru_cache(maxsize=64)
+def set_commands(n: int) -> tuple[str, ...]:
+    """Every well-formed move over n variables, for random play."""
+    return tuple(f"\\boxed{{{move}}}" for move in usual_moves(n))
+
+
+def clause_list(mask: int) -> str:
+    """The clauses of a bitmask (bit k: clause k + 1), as 'C1, C4'."""
+    names = []
+    while mask:
+        lowest = mask & -mask
+        names.append(f"C{lowest.bit_length()}")
+        mask ^= lowest
+    return ", ".join(names)
+
+
 class BooleanSatisfiability(EvolvableEnv):
     domain = "logic"
     complexity_params = {"variables": (4, 16), "clause_ratio": (3.0, 4.2), "spare_moves": (4, 0)}
@@ -22,86 +62,80 @@ class BooleanSatisfiability(EvolvableEnv):
     example_command = "set x1 true"
 
     def _new_episode(self) -> str:
-        n = self.params["variables"]
-        self.hidden = [self.rng.random() < 0.5 for _ in range(n)]  # a planted solution
-        self.clauses = [self._clause(n) for _ in range(round(self.params["clause_ratio"] * n))]
+        rng, n = self.rng, self.params["variables"]
+        m = round(self.params["clause_ratio"] * n)
+        self.hidden = [rng.random() < 0.5 for _ in range(n)]  # a planted solution
+        planted = [v if value else -v for v, value in enumerate(self.hidden, 1)]  # each variable's literal true in it
+        self.clauses = [[sa * planted[a], sb * planted[b], sc * planted[c]]
+                        for (a, b, c), (sa, sb, sc) in zip(rng.choices(ordered_triples(n), k=m),
+                                                           rng.choices(AGREEMENTS, k=m))]
+        # Sets of clauses are bitmasks (bit k: clause k), so a move costs a few integer operations.
+        self.satisfies = dict.fromkeys(literal_names(n), 0)  # literal -> the clauses it makes true
+        for k, (a, b, c) in enumerate(self.clauses):
+            bit = 1 << k
+            self.satisfies[a] |= bit
+            self.satisfies[b] |= bit
+            self.satisfies[c] |= bit
+        # variable -> the clauses that name it, for the variables not set yet
+        self.unset_mentions = {v: self.satisfies[v + 1] | self.satisfies[-v - 1] for v in range(n)}
+        self.every_clause = (1 << m) - 1
+        self.unsettled = self.every_clause  # the clauses with a variable still unset
         self.value: list[bool | None] = [None] * n
-        # Each clause's counts of true literals and of unset variables, kept up to date as variables
-        # change, so a move costs the clauses of one variable instead of the whole formula.
-        self.true_count = [0] * len(self.clauses)
-        self.unset_count = [3] * len(self.clauses)
-        self.occurrences: list[list[tuple[int, bool]]] = [[] for _ in range(n)]  # var -> (clause, sign)
-        for k, clause in enumerate(self.clauses):
-            for lit in clause:
-                self.occurrences[abs(lit) - 1].append((k, lit > 0))
+        self.satisfied_by = [0] * n  # the clauses each variable's current value satisfies
+        self.satisfied = 0
+        self.shown = [""] * n  # each set variable as "x3=T", for the status line
+        self.usual_moves = usual_moves(n)
         self.budget = n + self.params["spare_moves"]
         self.moves = 0
-        names = {v: f"x{v}" for v in range(1, n + 1)} | {-v: f"not x{v}" for v in range(1, n + 1)}
-        return "\n".join([
-            f"A formula over the variables x1 to x{n} is the AND of these {len(self.clauses)} clauses:",
-            *[f"  C{k}: {names[a]} or {names[b]} or {names[c]}" for k, (a, b, c) in enumerate(self.clauses, 1)],
-            "All variables start unset; a clause is satisfied once one of its literals is true.",
-            "Goal: satisfy every clause (variables you never set do not matter).",
-            f"Command: \\boxed{{set xI true}} or \\boxed{{set xI false}} sets (or changes) variable I. You have {self.budget}",
-            "moves; after each one you see which clauses have all their literals false.",
-            "Example: \\boxed{set x2 false}",
-        ])
-
-    def _clause(self, n: int) -> list[int]:
-        """Three literals over distinct variables (+v or -v, 1-based), at least one true in the plant."""
-        rng, hidden = self.rng, self.hidden
-        lits = [v + 1 if rng.random() < 0.5 else -(v + 1) for v in rng.choice(ordered_triples(n))]
-        if all((lit > 0) != hidden[abs(lit) - 1] for lit in lits):
-            k = rng.randrange(3)
-            lits[k] = -lits[k]
-        return lits
+        names = literal_names(n)
+        lines = "\n".join([f"  C{k}: {names[a]} or {names[b]} or {names[c]}"
+                           for k, (a, b, c) in enumerate(self.clauses, 1)])
+        return OPENING % (n, m, lines, self.budget)
 
     @staticmethod
     def _true(lit: int, values: list) -> bool:
         value = values[abs(lit) - 1]
         return value is not None and value == (lit > 0)
 
-    def _open_clauses(self) -> list[int]:
-        return [k for k, count in enumerate(self.true_count) if not count]
-
     def _assign(self, v: int, value: bool) -> None:
-        old = self.value[v]
         self.value[v] = value
-        if old is value:
-            return
-        for k, positive in self.occurrences[v]:
-            self.true_count[k] += (positive is value) - (positive is old)
-            if old is None:
-                self.unset_count[k] -= 1
+        self.satisfied_by[v] = self.satisfies[v + 1 if value else -(v + 1)]
+        self.satisfied = reduce(or_, self.satisfied_by)
+        self.shown[v] = f"x{v + 1}={'T' if value else 'F'}"
+        if self.unset_mentions.pop(v, None) is not None:  # v is set for the first time
+            self.unsettled = reduce(or_, self.unset_mentions.values(), 0)
 
     def turn_limit(self) -> int:
         return self.budget + 2
 
     def status(self) -> str:
-        done = len(self.clauses) - self.true_count.count(0)
-        shown = " ".join(f"x{v + 1}={'T' if b else 'F'}" for v, b in enumerate(self.value) if b is not None)
-        return f"Moves: {self.moves}/{self.budget}. Satisfied: {done}/{len(self.clauses)}. Set: {shown or 'none'}."
+        return (f"Moves: {self.moves}/{self.budget}. Satisfied: {self.satisfied.bit_count()}/{len(self.clauses)}. "
+                f"Set: {' '.join(filter(None, self.shown)) or 'none'}.")
 
     def _play(self, command: str) -> Feedback:
+        v, value = self.usual_moves.get(command) or self._parse(command)  # the usual spelling is looked up
+        self._assign(v, value)
+        self.moves += 1
+        unsatisfied = len(self.clauses) - self.satisfied.bit_count()
+        if not unsatisfied:
+            return win(f"x{v + 1} = {'true' if value else 'false'}. Every clause is satisfied. You win!")
+        if self.moves >= self.budget:
+            return lose(f"Out of moves with {unsatisfied} clause(s) unsatisfied. You lost. {self._reveal()}")
+        falsified = self.every_clause & ~(self.satisfied | self.unsettled)
+        return Feedback(
+            f"x{v + 1} = {'true' if value else 'false'}. Unsatisfied clauses: {unsatisfied}; "
+            f"with every literal false: {clause_list(falsified) or 'none'}."
+        )
+
+    def _parse(self, command: str) -> tuple[int, bool]:
         verb, args = split_command(command)
         if verb != "set" or len(args) != 2:
             raise InvalidAction("use 'set xI true' or 'set xI false'")
         v = parse_int(args[0].lower().removeprefix("x"), 1, len(self.value), "variable number") - 1
-        if args[1].lower() not in TRUTH_WORDS:
+        value = TRUTH_WORDS.get(args[1].lower())
+        if value is None:
             raise InvalidAction(f"the value must be true or false, got {args[1][:40]!r}")
-        self._assign(v, TRUTH_WORDS[args[1].lower()])
-        self.moves += 1
-        open_clauses = self._open_clauses()
-        if not open_clauses:
-            return win(f"x{v + 1} = {str(self.value[v]).lower()}. Every clause is satisfied. You win!")
-        if self.moves >= self.budget:
-            return lose(f"Out of moves with {len(open_clauses)} clause(s) unsatisfied. You lost. {self._reveal()}")
-        falsified = [k for k in open_clauses if not self.unset_count[k]]
-        broken = ", ".join(f"C{k + 1}" for k in falsified) or "none"
-        return Feedback(
-            f"x{v + 1} = {str(self.value[v]).lower()}. Unsatisfied clauses: {len(open_clauses)}; "
-            f"with every literal false: {broken}."
-        )
+        return v, value
 
     def _reveal(self) -> str:
         return "One solution: " + " ".join(f"x{v + 1}={'T' if b else 'F'}" for v, b in enumerate(self.hidden)) + "."
@@ -109,9 +143,9 @@ class BooleanSatisfiability(EvolvableEnv):
     def oracle_action(self) -> str:
         # Any unsatisfied clause has a literal true in the plant whose variable is not yet at its
         # planted value: fix that variable. Variables at their planted value are never touched again.
-        clause = self.clauses[self._open_clauses()[0]]
+        clause = next(c for k, c in enumerate(self.clauses) if not self.satisfied >> k & 1)
         lit = next(lit for lit in clause if self._true(lit, self.hidden))
         return "\\boxed{set x%d %s}" % (abs(lit), "true" if lit > 0 else "false")
 
     def random_action(self, rng) -> str:
-        return "\\boxed{set x%d %s}" % (rng.randrange(len(self.value)) + 1, rng.choice(["true", "false"]))
+        return rng.choice(set_commands(len(self.value)))
