@@ -1,6 +1,8 @@
 """Find the shortest distance between two towns of a hidden road map, revealing one town's roads at a time."""
 
-import heapq
+from functools import cache, lru_cache
+from heapq import heappop, heappush
+from math import inf
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
 
@@ -21,6 +23,7 @@ class ShortestPath(EvolvableEnv):
         # Dijkstra must open every town strictly closer than the goal before the goal's distance is final.
         self.budget = n - self.distance.count(far) + self.params["spare_queries"]
         self.opened: dict[int, str] = {}  # each town asked for, with its road list as shown
+        self.route = f"Route: {self.start} -> {self.goal}."  # the status line's fixed part
         return (
             f"A hidden map has {n} towns, numbered 0 to {n - 1}, joined by two-way roads with positive lengths.\n"
             f"Goal: find the length of the shortest route from town {self.start} to town {self.goal}.\n"
@@ -34,20 +37,18 @@ class ShortestPath(EvolvableEnv):
         return self.budget + 3
 
     def status(self) -> str:
-        return f"Queries used: {len(self.opened)}/{self.budget}. Route: {self.start} -> {self.goal}."
+        return f"Queries used: {len(self.opened)}/{self.budget}. {self.route}"
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb not in ("neighbors", "answer") or len(args) != 1:
-            raise InvalidAction("use 'neighbors v' or 'answer d' with one number")
+        verb, number = parse_command(command, len(self.roads))
         if verb == "answer":
-            claim = parse_int(args[0], 0, 10**9, "distance")
-            if claim == self.distance[self.goal]:
-                return win(f"Correct: the shortest distance is {claim}. You win!")
-            return lose(f"Wrong: the shortest distance is {self.distance[self.goal]}, not {claim}. You lost.")
-        town = parse_index(args[0], len(self.roads), "town")
-        if town in self.opened:
-            return Feedback(f"Town {town} was already listed: {self.opened[town]}")
+            if number == self.distance[self.goal]:
+                return win(f"Correct: the shortest distance is {number}. You win!")
+            return lose(f"Wrong: the shortest distance is {self.distance[self.goal]}, not {number}. You lost.")
+        town = number
+        listed = self.opened.get(town)
+        if listed:
+            return Feedback(f"Town {town} was already listed: {listed}")
         if len(self.opened) >= self.budget:
             return lose(f"No queries left ({self.budget} used). You lost. " + self._reveal())
         self.opened[town] = listing = _describe(town, self.roads[town])
@@ -63,7 +64,7 @@ class ShortestPath(EvolvableEnv):
         heap = [(0, True, self.start)]
         done = set()
         while heap:
-            dist, _, town = heapq.heappop(heap)
+            dist, _, town = heappop(heap)
             if town in done:
                 continue
             if town == self.goal:
@@ -72,46 +73,67 @@ class ShortestPath(EvolvableEnv):
                 return "\\boxed{neighbors %d}" % town
             done.add(town)
             for other, length in self.roads[town].items():
-                if dist + length < best.get(other, float("inf")):
+                if dist + length < best.get(other, inf):
                     best[other] = dist + length
-                    heapq.heappush(heap, (dist + length, other != self.goal, other))
+                    heappush(heap, (dist + length, other != self.goal, other))
         raise AssertionError("the goal is always reachable")
 
     def random_action(self, rng) -> str:
-        n = len(self.roads)
+        neighbors, answers = commands(len(self.roads))
         if rng.random() < 0.1:
-            return "\\boxed{answer %d}" % (1 + int(rng.random() * 9 * n))
-        return "\\boxed{neighbors %d}" % int(rng.random() * n)
+            return answers[int(rng.random() * len(answers))]
+        return neighbors[int(rng.random() * len(neighbors))]
+
+
+@lru_cache(maxsize=4096)  # agents repeat the same few replies: each is parsed once
+def parse_command(command: str, towns: int) -> tuple[str, int]:
+    """('neighbors', town) or ('answer', claimed distance)."""
+    verb, args = split_command(command)
+    if verb not in ("neighbors", "answer") or len(args) != 1:
+        raise InvalidAction("use 'neighbors v' or 'answer d' with one number")
+    if verb == "answer":
+        return verb, parse_int(args[0], 0, 10**9, "distance")
+    return verb, parse_index(args[0], towns, "town")
+
+
+@cache
+def commands(towns: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Random play's boxed commands for a map of ``towns`` towns: every query, and claims 1 .. 9 * towns."""
+    neighbors = tuple(f"\\boxed{{neighbors {v}}}" for v in range(towns))
+    answers = tuple(f"\\boxed{{answer {d}}}" for d in range(1, 9 * towns + 1))
+    return neighbors, answers
 
 
 def _random_map(towns: int, extra_roads: int, rng) -> list[dict[int, int]]:
     """Each town's roads (neighbour -> length 1..9): a random spanning tree, so every town is
     reachable, plus ``extra_roads`` random roads (one already there is skipped)."""
+    random = rng.random
     roads: list[dict[int, int]] = [{} for _ in range(towns)]
-    order = sorted(range(towns), key=lambda _: rng.random())  # the towns in random order
+    order = sorted(range(towns), key=lambda _: random())  # the towns in random order
     for i in range(1, towns):  # each town in the random order joins one before it
-        a, b = order[i], order[int(rng.random() * i)]
-        roads[a][b] = roads[b][a] = 1 + int(rng.random() * 9)
+        a, b = order[i], order[int(random() * i)]
+        roads[a][b] = roads[b][a] = 1 + int(random() * 9)
     for _ in range(extra_roads):
-        a, b = int(rng.random() * towns), int(rng.random() * (towns - 1))
+        a, b = int(random() * towns), int(random() * (towns - 1))
         b += b >= a  # a town other than a, all equally likely
         if b not in roads[a]:
-            roads[a][b] = roads[b][a] = 1 + int(rng.random() * 9)
+            roads[a][b] = roads[b][a] = 1 + int(random() * 9)
     return roads
 
 
 def _dijkstra(roads: list[dict[int, int]], source: int) -> list[int]:
-    distance = [float("inf")] * len(roads)
+    distance = [inf] * len(roads)
     distance[source] = 0
     heap = [(0, source)]
     while heap:
-        dist, town = heapq.heappop(heap)
+        dist, town = heappop(heap)
         if dist > distance[town]:
             continue
         for other, length in roads[town].items():
-            if dist + length < distance[other]:
-                distance[other] = dist + length
-                heapq.heappush(heap, (dist + length, other))
+            through = dist + length
+            if through < distance[other]:
+                distance[other] = through
+                heappush(heap, (through, other))
     return distance
 
 

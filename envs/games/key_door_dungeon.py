@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, win
 
-Room = tuple[int, int]
+Room = int  # row * width + col: reading order (north to south, west to east) is numeric order
 DIRECTIONS = {"north": (-1, 0), "east": (0, 1), "south": (1, 0), "west": (0, -1)}
 OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 # Every command, spaced and lower-cased, and what it does.
@@ -16,25 +16,19 @@ GO_ACTIONS = tuple("\\boxed{go %s}" % d for d in DIRECTIONS)
 COLORS = ["red", "blue", "green", "yellow", "purple", "orange", "white", "black", "silver", "golden"]
 
 
-def edge(a: Room, b: Room) -> tuple[Room, Room]:
-    return (a, b) if a < b else (b, a)
-
-
 class Grid(NamedTuple):
     """What a maze of a given size starts from (worked out once per size)."""
 
-    rooms: list[Room]
-    names: dict[Room, str]  # as observations write them
-    exit_orders: dict[Room, list[tuple[tuple[Room, str, Room], ...]]]  # every order of a room's ways out
+    names: tuple[str, ...]  # each room's name as observations write it, "(row, col)"
+    exit_orders: tuple[list[tuple[tuple[Room, str, Room, str], ...]], ...]  # every order of a room's ways out
 
 
 @cache
 def grid(height: int, width: int) -> Grid:
-    rooms = [(r, c) for r in range(height) for c in range(width)]
-    ways_out = {(r, c): [((r, c), d, (r + dr, c + dc)) for d, (dr, dc) in DIRECTIONS.items()
-                         if 0 <= r + dr < height and 0 <= c + dc < width] for r, c in rooms}
-    return Grid(rooms, {room: str(room) for room in rooms},
-                {room: list(itertools.permutations(ways)) for room, ways in ways_out.items()})
+    ways_out = [[(r * width + c, d, (r + dr) * width + c + dc, OPPOSITE[d]) for d, (dr, dc) in DIRECTIONS.items()
+                 if 0 <= r + dr < height and 0 <= c + dc < width] for r in range(height) for c in range(width)]
+    return Grid(tuple(f"({r}, {c})" for r in range(height) for c in range(width)),
+                tuple(list(itertools.permutations(ways)) for ways in ways_out))
 
 
 class KeyDoorDungeon(EvolvableEnv):
@@ -48,7 +42,7 @@ class KeyDoorDungeon(EvolvableEnv):
         self.height, self.width = self.params["height"], self.params["width"]
         self.grid = grid(self.height, self.width)
         self.exits = self._dig_maze()
-        self.start = rng.choice(self.grid.rooms)
+        self.start = rng.randrange(len(self.exits))
         order, parent, depth = self._tree_from(self.start)
         self.goal = order[-1]  # a farthest room
         path = [self.goal]
@@ -57,12 +51,16 @@ class KeyDoorDungeon(EvolvableEnv):
         path.reverse()
         cut = sorted(rng.sample(range(len(path) - 1), min(self.params["locks"], len(path) - 1)))
         behind = {path[i + 1]: COLORS[n % len(COLORS)] for n, i in enumerate(cut)}  # door colours, by the far room
-        self.doors = {edge(parent[room], room): color for room, color in behind.items()}
+        self.doors = {}  # colour of the door between two rooms, both ways round
+        for room, color in behind.items():
+            self.doors[room, parent[room]] = self.doors[parent[room], room] = color
         # Every room hangs off the start-treasure path at one of its rooms: ``joins`` is that room's index.
-        on_path = {room: i for i, room in enumerate(path)}
-        joins: dict[Room, int] = {}
+        joins = [-1] * len(order)
+        for i, room in enumerate(path):
+            joins[room] = i
         for room in order:  # a room's parent comes first
-            joins[room] = on_path[room] if room in on_path else joins[parent[room]]
+            if joins[room] < 0:
+                joins[room] = joins[parent[room]]
         self.keys: dict[Room, list[str]] = {}
         for n, i in enumerate(cut):  # key n lies where you can walk once doors 0..n-1 are open (not at the start)
             room = rng.choice([room for room in order[1:] if joins[room] <= i] or [self.start])
@@ -79,31 +77,32 @@ class KeyDoorDungeon(EvolvableEnv):
             "\\boxed{take} picks up the keys in your room.\nExample: \\boxed{go north}\n\n" + self._describe()
         )
 
-    def _dig_maze(self) -> dict[Room, dict[str, Room]]:
-        """A random spanning tree of the room grid, dug depth-first from (0, 0), each room's ways out tried in a
+    def _dig_maze(self) -> list[dict[str, Room]]:
+        """A random spanning tree of the room grid, dug depth-first from room 0, each room's ways out tried in a
         random order: exactly one path between rooms. Gives each room's exits, direction -> room."""
         orders, random = self.grid.exit_orders, self.rng.random
-        exits: dict[Room, dict[str, Room]] = {room: {} for room in orders}
-        dug: set[Room] = set()
-        stack = [((0, 0), "", (0, 0))]  # ways to try, (from, direction, to), the latest first; the dig starts at (0, 0)
+        exits: list[dict[str, Room]] = [{} for _ in orders]
+        dug = [True] + [False] * (len(orders) - 1)
+        stack = list(orders[0][int(random() * len(orders[0]))])  # ways to try, the latest first
         while stack:
-            here, d, room = stack.pop()
-            if room in dug:
+            here, d, room, back = stack.pop()
+            if dug[room]:
                 continue
-            dug.add(room)
-            if d:
-                exits[here][d] = room
-                exits[room][OPPOSITE[d]] = here
+            dug[room] = True
+            exits[here][d] = room
+            exits[room][back] = here
             ways = orders[room]
             stack += ways[int(random() * len(ways))]  # rng.choice, only cheaper
         return exits
 
-    def _tree_from(self, root: Room) -> tuple[list[Room], dict[Room, Room | None], dict[Room, int]]:
-        """The maze hanging from ``root``: its rooms in breadth-first order, each room's parent and depth."""
-        order, parent, depth = [root], {root: None}, {root: 0}
+    def _tree_from(self, root: Room) -> tuple[list[Room], list[Room], list[int]]:
+        """The maze hanging from ``root``: its rooms in breadth-first order, each room's parent (``root``'s is
+        -1) and depth."""
+        parent, depth = [-1] * len(self.exits), [0] * len(self.exits)
+        order = [root]
         for room in order:  # grows as it goes
             for nxt in self.exits[room].values():
-                if nxt not in parent:
+                if nxt != parent[room]:
                     parent[nxt], depth[nxt] = room, depth[room] + 1
                     order.append(nxt)
         return order, parent, depth
@@ -160,7 +159,7 @@ class KeyDoorDungeon(EvolvableEnv):
 
     def _enter(self) -> None:
         self.pos, self.held, self.moves = self.start, [], 0
-        self.opened, self.visited = set(), {self.start}
+        self.locked, self.visited = dict(self.doors), {self.start}
         self.left = {room: list(colors) for room, colors in self.keys.items()}
         self.descriptions: dict[Room, str] = {}  # kept until a door beside the room opens or its keys go
 
@@ -176,9 +175,8 @@ class KeyDoorDungeon(EvolvableEnv):
             found, after = [], []
             for room in layer:
                 for d, nxt in self.exits[room].items():
-                    link = edge(room, nxt)
-                    door = self.doors.get(link)
-                    if nxt in first_move or not (door is None or door in self.held or link in self.opened):
+                    door = self.locked.get((room, nxt))
+                    if nxt in first_move or (door and door not in self.held):
                         continue
                     first_move[nxt] = first_move[room] or d
                     if nxt not in self.visited or self.left.get(nxt):
@@ -187,7 +185,8 @@ class KeyDoorDungeon(EvolvableEnv):
                         after.append(nxt)
             if self.goal in found:
                 return "go " + first_move[self.goal]
-            best = best or min(found, default=None)
+            if best is None:
+                best = min(found, default=None)
             layer = after
         return "go " + first_move[best]
 
@@ -203,13 +202,12 @@ class KeyDoorDungeon(EvolvableEnv):
         nxt = self.exits[self.pos].get(direction)
         if nxt is None:
             return f"There is no door to the {direction}."
-        link = edge(self.pos, nxt)
-        door = self.doors.get(link)
+        door = self.locked.get((self.pos, nxt))
         text = ""
-        if door and link not in self.opened:
+        if door:
             if door not in self.held:
                 return f"The {door} door to the {direction} is locked."
-            self.opened.add(link)
+            del self.locked[self.pos, nxt], self.locked[nxt, self.pos]
             self.descriptions.pop(self.pos, None)
             self.descriptions.pop(nxt, None)
             text = f"You unlock the {door} door. "
@@ -229,9 +227,9 @@ class KeyDoorDungeon(EvolvableEnv):
         for d in DIRECTIONS:
             if d not in ways:
                 continue
-            link = edge(self.pos, ways[d])
+            link = (self.pos, ways[d])
             door = self.doors.get(link)
-            state = f"{door} door, {'unlocked' if link in self.opened else 'locked'}" if door else "open doorway"
+            state = f"{door} door, {'locked' if link in self.locked else 'unlocked'}" if door else "open doorway"
             parts.append(f"{d} ({state}{', treasure glitters beyond' if ways[d] == self.goal else ''})")
         keys = self.left.get(self.pos)
         floor = f" On the floor: {' and '.join(keys)} key." if keys else ""
@@ -258,7 +256,7 @@ class KeyDoorDungeon(EvolvableEnv):
         return Feedback(text)
 
     def _reveal(self) -> str:
-        return f"The treasure room was {self.goal}."
+        return f"The treasure room was {self.grid.names[self.goal]}."
 
     def oracle_action(self) -> str:
         return "\\boxed{%s}" % self._solver_command()

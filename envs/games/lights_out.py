@@ -48,6 +48,7 @@ class Panel(NamedTuple):
     layout: str  # the board as a %-format: column numbers, then one %s per row after the row's number
     cell_names: tuple[str, ...]  # "(row, col)" of each cell
     commands: tuple[str, ...]  # the boxed command pressing each cell, for random play
+    cell_of: dict[str, int]  # the cell each command in its usual spelling ("press ROW COL") presses
 
 
 @lru_cache(maxsize=64)
@@ -63,6 +64,7 @@ def panel(rows: int, cols: int) -> Panel:
         layout="\n".join([header] + [f"{r:>2} %s" for r in range(rows)]),
         cell_names=tuple(f"({r}, {c})" for r, c in cells),
         commands=tuple(f"\\boxed{{press {r} {c}}}" for r, c in cells),
+        cell_of={f"press {r} {c}": cell for cell, (r, c) in enumerate(cells)},
     )
 
 
@@ -83,9 +85,8 @@ def fewest_presses(rows: int, cols: int, lit: int) -> int:
     return smallest_equivalent(rows, cols, sum(1 << var for var, combo in solved if (combo & lit).bit_count() & 1))
 
 
-@lru_cache(maxsize=4096)
 def parse_press(command: str, rows: int, cols: int) -> tuple[int, int]:
-    """``press ROW COL`` as (row, col); cached, as agents send the same few commands over and over."""
+    """``press ROW COL`` as (row, col)."""
     verb, args = split_command(command)
     if verb != "press" or len(args) != 2:
         raise InvalidAction("use 'press ROW COL'")
@@ -109,7 +110,7 @@ class LightsOut(EvolvableEnv):
             scrambled |= 1 << cell
         self.presses = 0
         # Pressing the scrambled cells again clears the board, so no solver is needed to count the fewest presses.
-        fewest = smallest_equivalent(self.rows, self.cols, scrambled).bit_count()
+        fewest = min([(scrambled ^ quiet).bit_count() for quiet in self.panel.quiet])
         self.budget = fewest + self.params["spare_presses"]
         return (
             f"A {self.rows}x{self.cols} panel of lights (# = on, . = off):\n{self._board()}\n"
@@ -130,12 +131,15 @@ class LightsOut(EvolvableEnv):
         return f"Presses used: {self.presses}/{self.budget}. Lights on: {self.lit.bit_count()}."
 
     def _play(self, command: str) -> Feedback:
-        r, c = parse_press(command, self.rows, self.cols)
-        self.lit ^= self.panel.masks[r * self.cols + c]
+        cell = self.panel.cell_of.get(command)
+        if cell is None:
+            r, c = parse_press(command, self.rows, self.cols)
+            cell = r * self.cols + c
+        self.lit ^= self.panel.masks[cell]
         self.presses += 1
         if not self.lit:
-            return win(f"You press ({r}, {c}) and every light goes out. You win!")
-        text = f"You press ({r}, {c}).\n{self._board()}"
+            return win(f"You press {self.panel.cell_names[cell]} and every light goes out. You win!")
+        text = f"You press {self.panel.cell_names[cell]}.\n{self._board()}"
         if self.presses >= self.budget:
             return lose(f"{text}\nNo presses left. You lost. {self._reveal()}")
         return Feedback(text)

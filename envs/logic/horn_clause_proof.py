@@ -4,20 +4,24 @@ Every rule on the intended proof is necessary, so the budget of rule application
 proof's length plus a few spare. Distractors either fire uselessly or can never fire.
 """
 
-from functools import cache
+from functools import cache, lru_cache
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
 
-OPENING = (
-    "Facts (known to be true): %s.\n"
-    "Rules:\n"
-    "%s\n"
-    "Goal: establish %s.\n"
-    "Command: \\boxed{apply K} fires rule K: if every atom in its 'if' part is known, its 'then' atom\n"
-    "becomes known. Applying a rule whose 'if' part is not all known does nothing.\n"
-    "Every application counts, fired or not, and you have %d.\n"
-    "Example: \\boxed{apply 1}"
-)
+
+def opening(facts: str, rules: str, goal: str, budget: int) -> str:
+    # an f-string: several times faster than %-formatting a module constant this long
+    return (
+        f"Facts (known to be true): {facts}.\n"
+        "Rules:\n"
+        f"{rules}\n"
+        f"Goal: establish {goal}.\n"
+        "Command: \\boxed{apply K} fires rule K: if every atom in its 'if' part is known, its 'then' atom\n"
+        "becomes known. Applying a rule whose 'if' part is not all known does nothing.\n"
+        f"Every application counts, fired or not, and you have {budget}.\n"
+        "Example: \\boxed{apply 1}"
+    )
+
 
 Rule = tuple[list[str], str]  # premises, conclusion
 
@@ -26,6 +30,21 @@ Rule = tuple[list[str], str]  # premises, conclusion
 def atom_names(count: int) -> tuple[str, ...]:
     """p1 .. p<count>, made once per count."""
     return tuple(f"p{n}" for n in range(1, count + 1))
+
+
+@cache
+def apply_commands(count: int) -> tuple[str, ...]:
+    """The boxed commands applying rules 1 .. count, made once per count."""
+    return tuple(f"\\boxed{{apply {k}}}" for k in range(1, count + 1))
+
+
+@lru_cache(maxsize=4096)  # agents repeat the same few replies: each is parsed once
+def rule_number(command: str, count: int) -> int:
+    """K in 'apply K', a rule number from 1 to count."""
+    verb, args = split_command(command)
+    if verb != "apply" or len(args) != 1:
+        raise InvalidAction("use 'apply K' with one rule number")
+    return parse_int(args[0], 1, count, "rule number")
 
 
 class HornClauseProof(EvolvableEnv):
@@ -54,7 +73,7 @@ class HornClauseProof(EvolvableEnv):
         self.used = 0
         rules = "\n".join([f"  Rule {k}: if {' and '.join(premises)} then {conclusion}"
                            for k, (premises, conclusion) in enumerate(self.rules, 1)])
-        return OPENING % (self.known_line, rules, self.goal, self.budget)
+        return opening(self.known_line, rules, self.goal, self.budget)
 
     def _proof_rules(self, conclusions: list[str]) -> list[Rule]:
         random, rules, goal = self.rng.random, [], conclusions[-1]
@@ -111,26 +130,25 @@ class HornClauseProof(EvolvableEnv):
         return f"Applications: {self.used}/{self.budget}. Known: {self.known_line}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb != "apply" or len(args) != 1:
-            raise InvalidAction("use 'apply K' with one rule number")
-        k = parse_int(args[0], 1, len(self.rules), "rule number")
+        k = rule_number(command, len(self.rules))
         premises, conclusion = self.rules[k - 1]
+        known = self.known
         self.used += 1
-        if not self.known.issuperset(premises):
-            missing = ", ".join([a for a in premises if a not in self.known])
+        if not known.issuperset(premises):
+            missing = ", ".join([a for a in premises if a not in known])
             text = f"Rule {k} cannot fire: {missing} not known yet."
-        elif conclusion in self.known:
+        elif conclusion in known:
             text = f"Rule {k} fires, but {conclusion} was already known."
         else:
-            self.known.add(conclusion)
+            known.add(conclusion)
             self.known_line += ", " + conclusion
+            if conclusion == self.goal:
+                return win(f"Rule {k} fires: {conclusion} is now known. The goal is proved. You win!")
             text = f"Rule {k} fires: {conclusion} is now known."
-        if self.goal in self.known:
-            return win(text + " The goal is proved. You win!")
-        if self.used >= self.budget:
-            return lose(text + f" No applications left. You lost. {self._reveal()}")
-        return Feedback(text + f" Applications left: {self.budget - self.used}.")
+        left = self.budget - self.used
+        if not left:
+            return lose(f"{text} No applications left. You lost. {self._reveal()}")
+        return Feedback(f"{text} Applications left: {left}.")
 
     def _reveal(self) -> str:
         order = [self.rules.index(rule) + 1 for rule in self.proof]
@@ -142,4 +160,5 @@ class HornClauseProof(EvolvableEnv):
         return "\\boxed{apply %d}" % (self.rules.index(rule) + 1)
 
     def random_action(self, rng) -> str:
-        return "\\boxed{apply %d}" % (int(rng.random() * len(self.rules)) + 1)
+        commands = apply_commands(len(self.rules))
+        return commands[int(rng.random() * len(commands))]
