@@ -1,5 +1,7 @@
 """Crack a combination lock whose only feedback counts right symbols in right and wrong places."""
 
+from functools import lru_cache
+from itertools import product
 from operator import eq
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
@@ -18,11 +20,34 @@ RULES = (
 def score(secret: str, guess: str) -> tuple[int, int]:
     """(symbols in the right place, right symbols in the wrong place)."""
     exact = sum(map(eq, secret, guess))
-    unmatched = list(secret)
+    unmatched = secret
     for symbol in guess:  # each guessed symbol uses up one copy of itself in the code, if one is left
-        if symbol in unmatched:
-            unmatched.remove(symbol)
+        unmatched = unmatched.replace(symbol, "", 1)
     return exact, len(secret) - len(unmatched) - exact
+
+
+@lru_cache(maxsize=8192)
+def parse_guess(command: str, length: int, symbols: str) -> str:
+    """The code in ``guess CODE``, upper-cased; cached, as the same codes are guessed over and over."""
+    verb, args = split_command(command)
+    guess = "".join(args).upper()
+    # strip() takes allowed symbols off both ends, so anything left holds a symbol not allowed
+    if verb != "guess" or len(guess) != length or guess.strip(symbols):
+        raise InvalidAction(f"use 'guess CODE' with exactly {length} symbols from {symbols}")
+    return guess
+
+
+@lru_cache(maxsize=128)
+def every_code(symbols: str, length: int) -> tuple[str, ...]:
+    """All codes of ``length`` symbols, as a table to draw from."""
+    return tuple(map("".join, product(symbols, repeat=length)))
+
+
+@lru_cache(maxsize=64)
+def code_pieces(symbols: str, length: int) -> tuple[tuple[str, ...], ...]:
+    """For drawing a uniform random code a few symbols per draw: the table of every possible piece
+    for each piece of up to 3 symbols (a table of whole codes would be too big for long codes)."""
+    return tuple(every_code(symbols, min(3, length - start)) for start in range(0, length, 3))
 
 
 def solver_guess(history: list[tuple[str, int]], length: int, symbols: str) -> str:
@@ -69,6 +94,7 @@ def solver_guess(history: list[tuple[str, int]], length: int, symbols: str) -> s
     return "".join(options[i][0] if j == i else filler for j in range(length))
 
 
+@lru_cache(maxsize=8192)
 def solver_need(secret: str, symbols: str) -> int:
     """How many guesses solver_guess takes to open the lock on ``secret``, counted without playing it.
 
@@ -113,6 +139,7 @@ class CodeLock(EvolvableEnv):
         self.secret = "".join([symbols[int(random() * len(symbols))] for _ in range(length)])
         self.history: list[tuple[str, int]] = []
         self.budget = solver_need(self.secret, symbols) + self.params["spare_guesses"]
+        self.pieces = code_pieces(symbols, length)
         return RULES % (length, ", ".join(symbols), self.budget, length, symbols[:length])
 
     def turn_limit(self) -> int:
@@ -122,11 +149,7 @@ class CodeLock(EvolvableEnv):
         return f"Guesses used: {len(self.history)}/{self.budget}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        guess = "".join(args).upper()
-        # strip() takes allowed symbols off both ends, so anything left holds a symbol not allowed
-        if verb != "guess" or len(guess) != self.length or guess.strip(self.symbols):
-            raise InvalidAction(f"use 'guess CODE' with exactly {self.length} symbols from {self.symbols}")
+        guess = parse_guess(command, self.length, self.symbols)
         exact, misplaced = score(self.secret, guess)
         self.history.append((guess, exact))
         if exact == self.length:
@@ -143,4 +166,5 @@ class CodeLock(EvolvableEnv):
         return "\\boxed{guess %s}" % solver_guess(self.history, self.length, self.symbols)
 
     def random_action(self, rng) -> str:
-        return "\\boxed{guess %s}" % "".join(rng.choices(self.symbols, k=self.length))
+        random = rng.random
+        return "\\boxed{guess %s}" % "".join([piece[int(random() * len(piece))] for piece in self.pieces])

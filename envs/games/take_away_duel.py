@@ -27,6 +27,12 @@ def take_sets(options: int) -> tuple[tuple[int, ...], ...]:
     return tuple((1,) + others for others in combinations(range(2, options + 4), options - 1))
 
 
+@lru_cache(maxsize=16)
+def describe_takes(takes: tuple[int, ...]) -> str:
+    """``(1, 3, 4)`` as ``1, 3 or 4``."""
+    return ", ".join(map(str, takes[:-1])) + f" or {takes[-1]}"
+
+
 @lru_cache(maxsize=64)
 def heaps_layout(count: int) -> str:
     """A %-format that shows ``count`` heap sizes as ``[0]=5 [1]=7``."""
@@ -49,20 +55,24 @@ class TakeAwayDuel(EvolvableEnv):
     example_command = "take 0 1"
 
     def _new_episode(self) -> str:
-        self.takes = self.rng.choice(take_sets(self.params["take_options"]))
-        self.options = ", ".join(map(str, self.takes[:-1])) + f" or {self.takes[-1]}"
+        random = self.rng.random
+        rule_sets = take_sets(self.params["take_options"])
+        self.takes = rule_sets[int(random() * len(rule_sets))]
+        self.options = describe_takes(self.takes)
         self.skill = min(1.0, self.params["opponent_skill"])
         top = self.params["max_heap"]
         self.grundy = shared_grundy_table(top, self.takes)
-        sizes = range(max(1, top // 2), top + 1)
+        smallest = max(1, top // 2)
+        sizes = top + 1 - smallest
         while True:  # the first player must have a winning move
-            self.heaps = self.rng.choices(sizes, k=self.params["heaps"])
+            self.heaps = [smallest + int(random() * sizes) for _ in range(self.params["heaps"])]
             if self._value(self.heaps):
                 break
         self.layout = heaps_layout(len(self.heaps))
+        self.shown = self._show()  # the heaps as text, kept for status() until they change
         self.agent_moves = 0
         return (
-            f"Heaps of stones: {self._show()}. You and an opponent take turns; you move first.\n"
+            f"Heaps of stones: {self.shown}. You and an opponent take turns; you move first.\n"
             f"A move takes exactly {self.options} stones from one heap that has at least that many.\n"
             "Taking 1 is always allowed, so play goes on until every heap is empty; whoever takes the "
             "last stone wins.\nCommand: \\boxed{take HEAP COUNT} (heaps are numbered from 0). "
@@ -101,7 +111,7 @@ class TakeAwayDuel(EvolvableEnv):
         return (sum(self.heaps) + 1) // 2 + 3
 
     def status(self) -> str:
-        return f"Heaps: {self._show()}. Your moves so far: {self.agent_moves}."
+        return f"Heaps: {self.shown}. Your moves so far: {self.agent_moves}."
 
     def _play(self, command: str) -> Feedback:
         heap, count = parse_take(command, len(self.heaps), self.takes[-1])
@@ -109,12 +119,13 @@ class TakeAwayDuel(EvolvableEnv):
             raise InvalidAction(f"heap {heap} has {self.heaps[heap]} stones; allowed takes are {self.options}")
         self.heaps[heap] -= count
         self.agent_moves += 1
-        text = f"You take {count} from heap {heap}."
         if not any(self.heaps):
-            return win(f"{text} You took the last stone. You win!")
+            self.shown = self._show()
+            return win(f"You take {count} from heap {heap}. You took the last stone. You win!")
         i, t = self._best_move() if self.rng.random() < self.skill else self._random_move(self.rng)
         self.heaps[i] -= t
-        text += f" The opponent takes {t} from heap {i}. Heaps: {self._show()}."
+        self.shown = self._show()
+        text = f"You take {count} from heap {heap}. The opponent takes {t} from heap {i}. Heaps: {self.shown}."
         if not any(self.heaps):
             return lose(f"{text} The opponent took the last stone. You lost.")
         return Feedback(text)
