@@ -7,7 +7,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 import gymverse
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, extract_boxed, lose, parse_int, sample_params, win
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, command_cache, extract_boxed, lose, parse_int, sample_params, split_command,
+    win,
+)
 from gymverse.env.checker import check_env
 from gymverse.env.complexity import line_value, validate_complexity
 
@@ -189,3 +192,26 @@ def test_builtin_games_work_through_gem_make_vec_and_wrappers():
     assert [e.unwrapped.get_complexity() for e in vec.envs] == [7, 7]
     vec.reset(seed=3)
     assert [e.unwrapped.complexity for e in vec.envs] == [7, 7]
+
+
+def test_split_command_reads_verb_and_arguments():
+    assert split_command("Move 3,4") == ("move", ("3", "4"))
+    assert split_command("  ") == ("", ())
+
+
+def test_command_cache_keeps_short_valid_commands_only():
+    calls = []
+
+    @command_cache
+    def parse(command: str, limit: int) -> int:
+        calls.append(command)
+        return parse_int(command.strip(), 0, limit)
+
+    long_command = " " * 100 + "7"
+    for command in ["7", "7", long_command, long_command]:
+        assert parse(command, 9) == 7
+    assert calls == ["7", long_command, long_command]  # a long command is parsed afresh: the cache stays small
+    for _ in range(2):
+        with pytest.raises(InvalidAction, match="between 0 and 5"):
+            parse("7", 5)  # the same text with another limit is another entry
+    assert calls[-2:] == ["7", "7"]  # an error is never cached

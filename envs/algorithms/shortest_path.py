@@ -1,10 +1,12 @@
 """Find the shortest distance between two towns of a hidden road map, revealing one town's roads at a time."""
 
-from functools import cache, lru_cache
+from functools import cache
 from heapq import heappop, heappush
 from math import inf
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, command_cache, lose, parse_index, parse_int, split_command, win,
+)
 
 
 class ShortestPath(EvolvableEnv):
@@ -85,7 +87,7 @@ class ShortestPath(EvolvableEnv):
         return neighbors[int(rng.random() * len(neighbors))]
 
 
-@lru_cache(maxsize=4096)  # agents repeat the same few replies: each is parsed once
+@command_cache
 def parse_command(command: str, towns: int) -> tuple[str, int]:
     """('neighbors', town) or ('answer', claimed distance)."""
     verb, args = split_command(command)

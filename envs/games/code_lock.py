@@ -4,7 +4,7 @@ from functools import lru_cache
 from itertools import product
 from operator import eq
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_cache, lose, split_command, win
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 RULES = (
@@ -26,7 +26,7 @@ def score(secret: str, guess: str) -> tuple[int, int]:
     return exact, len(secret) - len(unmatched) - exact
 
 
-@lru_cache(maxsize=8192)
+@command_cache
 def parse_guess(command: str, length: int, symbols: str) -> str:
     """The code in ``guess CODE``, upper-cased; cached, as the same codes are guessed over and over."""
     verb, args = split_command(command)

@@ -3,7 +3,9 @@
 from functools import lru_cache
 from itertools import combinations
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, command_cache, lose, parse_index, parse_int, split_command, win,
+)
 
 
 def grundy_table(largest: int, takes: list[int]) -> list[int]:
@@ -39,7 +41,7 @@ def heaps_layout(count: int) -> str:
     return " ".join(f"[{i}]=%d" for i in range(count))
 
 
-@lru_cache(maxsize=4096)
+@command_cache
 def parse_take(command: str, heaps: int, largest_take: int) -> tuple[int, int]:
     """``take HEAP COUNT`` as (heap, count); cached, as agents send the same few commands over and over."""
     verb, args = split_command(command)

@@ -4,9 +4,9 @@ Every rule on the intended proof is necessary, so the budget of rule application
 proof's length plus a few spare. Distractors either fire uselessly or can never fire.
 """
 
-from functools import cache, lru_cache
+from functools import cache
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_cache, lose, parse_int, split_command, win
 
 
 def opening(facts: str, rules: str, goal: str, budget: int) -> str:
@@ -38,7 +38,7 @@ def apply_commands(count: int) -> tuple[str, ...]:
     return tuple(f"\\boxed{{apply {k}}}" for k in range(1, count + 1))
 
 
-@lru_cache(maxsize=4096)  # agents repeat the same few replies: each is parsed once
+@command_cache
 def rule_number(command: str, count: int) -> int:
     """K in 'apply K', a rule number from 1 to count."""
     verb, args = split_command(command)

@@ -2,10 +2,10 @@
 
 from gymverse.env.complexity import line_value, sample_params, validate_complexity
 from gymverse.env.core import EvolvableEnv, Feedback, lose, win
-from gymverse.env.parsing import InvalidAction, extract_boxed, parse_index, parse_int, split_command
+from gymverse.env.parsing import InvalidAction, command_cache, extract_boxed, parse_index, parse_int, split_command
 
 __all__ = [
-    "EvolvableEnv", "Feedback", "InvalidAction", "extract_boxed", "line_value", "lose", "parse_index",
+    "EvolvableEnv", "Feedback", "InvalidAction", "command_cache", "extract_boxed", "line_value", "lose", "parse_index",
     "parse_int", "sample_params", "split_command", "validate_complexity", "win",
 ]
 

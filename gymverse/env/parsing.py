@@ -1,8 +1,10 @@
 """Turning an agent's free-text reply into a game command."""
 
+import functools
 import re
-from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 
 class InvalidAction(Exception):
@@ -59,12 +61,24 @@ def extract_boxed(text: Any) -> str | None:
     return text[last[0] : last[1]].strip()
 
 
-@lru_cache(maxsize=4096)
-def split_command(command: str) -> tuple[str, tuple[str, ...]]:
-    """``"Move 3 4"`` -> ``("move", ("3", "4"))``; commas count as spaces.
+def command_cache(parse: Callable[..., T]) -> Callable[..., T]:
+    """Cache ``parse(command, *args)``: agents send the same few commands over and over.
 
-    Cached: agents send the same few commands over and over, and every step of every game splits one.
+    Only short commands are kept (a flood of long, distinct replies must not grow memory), and a command
+    that raises :class:`InvalidAction` is parsed again each time, so its message never goes stale.
     """
+    cached = functools.lru_cache(maxsize=4096)(parse)
+
+    @functools.wraps(parse)
+    def parse_command(command: str, *args: Any) -> T:
+        return cached(command, *args) if len(command) <= 64 else parse(command, *args)
+
+    return parse_command
+
+
+@command_cache
+def split_command(command: str) -> tuple[str, tuple[str, ...]]:
+    """``"Move 3 4"`` -> ``("move", ("3", "4"))``; commas count as spaces."""
     verb, *args = command.replace(",", " ").split() or [""]
     return verb.lower(), tuple(args)
 
