@@ -46,6 +46,8 @@ class Panel(NamedTuple):
     masks: tuple[int, ...]  # the lights each cell's press flips
     quiet: tuple[int, ...]  # every press set that flips nothing (all sums of the null basis; boards here have few)
     layout: str  # the board as a %-format: column numbers, then one %s per row after the row's number
+    row_starts: tuple[int, ...]  # the bit of each row's first cell
+    rows_changed: tuple[tuple[tuple[int, int], ...], ...]  # (row, its first bit) of each row a cell's press changes
     cell_names: tuple[str, ...]  # "(row, col)" of each cell
     commands: tuple[str, ...]  # the boxed command pressing each cell, for random play
     cell_of: dict[str, int]  # the cell each command in its usual spelling ("press ROW COL") presses
@@ -62,6 +64,10 @@ def panel(rows: int, cols: int) -> Panel:
         masks=tuple(press_mask(rows, cols, cell) for cell in range(rows * cols)),
         quiet=tuple(quiet),
         layout="\n".join([header] + [f"{r:>2} %s" for r in range(rows)]),
+        row_starts=tuple(range(0, rows * cols, cols)),
+        rows_changed=tuple(
+            tuple((rr, rr * cols) for rr in range(max(r - 1, 0), min(r + 2, rows))) for r, _ in cells
+        ),
         cell_names=tuple(f"({r}, {c})" for r, c in cells),
         commands=tuple(f"\\boxed{{press {r} {c}}}" for r, c in cells),
         cell_of={f"press {r} {c}": cell for cell, (r, c) in enumerate(cells)},
@@ -102,13 +108,19 @@ class LightsOut(EvolvableEnv):
     def _new_episode(self) -> str:
         self.rows, self.cols = self.params["rows"], self.params["cols"]
         self.panel = panel(self.rows, self.cols)
-        cells = len(self.panel.masks)
-        self.row_starts = range(0, cells, self.cols)  # the bit of each row's first cell
-        self.lit = scrambled = 0
-        for cell in self.rng.sample(range(cells), min(self.params["scramble"], cells)):
-            self.lit ^= self.panel.masks[cell]
-            scrambled |= 1 << cell
-        self.presses = 0
+        masks = self.panel.masks
+        cells, wanted = len(masks), min(self.params["scramble"], len(masks))
+        # Press `wanted` different cells, every set of them equally likely (as rng.sample would, at more cost):
+        # draw cells until that many different ones came up.
+        lit = scrambled = 0
+        while scrambled.bit_count() < wanted:
+            cell = int(self.rng.random() * cells)
+            if not scrambled >> cell & 1:
+                scrambled |= 1 << cell
+                lit ^= masks[cell]
+        self.lit, self.presses = lit, 0
+        self.row_bits = (1 << self.cols) - 1  # a row's lights, shifted down from its first cell's bit
+        self.lines = [row_text(lit >> start & self.row_bits, self.cols) for start in self.panel.row_starts]
         # Pressing the scrambled cells again clears the board, so no solver is needed to count the fewest presses.
         fewest = min([(scrambled ^ quiet).bit_count() for quiet in self.panel.quiet])
         self.budget = fewest + self.params["spare_presses"]
@@ -120,9 +132,8 @@ class LightsOut(EvolvableEnv):
         )
 
     def _board(self) -> str:
-        row = (1 << self.cols) - 1
-        cols = self.cols
-        return self.panel.layout % tuple([row_text(self.lit >> start & row, cols) for start in self.row_starts])
+        """The board from each row's text (``self.lines``, kept up to date as lights change)."""
+        return self.panel.layout % tuple(self.lines)
 
     def turn_limit(self) -> int:
         return self.budget + 3
@@ -131,15 +142,18 @@ class LightsOut(EvolvableEnv):
         return f"Presses used: {self.presses}/{self.budget}. Lights on: {self.lit.bit_count()}."
 
     def _play(self, command: str) -> Feedback:
-        cell = self.panel.cell_of.get(command)
+        panel = self.panel
+        cell = panel.cell_of.get(command)
         if cell is None:
             r, c = parse_press(command, self.rows, self.cols)
             cell = r * self.cols + c
-        self.lit ^= self.panel.masks[cell]
+        self.lit = lit = self.lit ^ panel.masks[cell]
         self.presses += 1
-        if not self.lit:
-            return win(f"You press {self.panel.cell_names[cell]} and every light goes out. You win!")
-        text = f"You press {self.panel.cell_names[cell]}.\n{self._board()}"
+        for row, start in panel.rows_changed[cell]:  # the other rows' lines still hold
+            self.lines[row] = row_text(lit >> start & self.row_bits, self.cols)
+        if not lit:
+            return win(f"You press {panel.cell_names[cell]} and every light goes out. You win!")
+        text = f"You press {panel.cell_names[cell]}.\n{self._board()}"
         if self.presses >= self.budget:
             return lose(f"{text}\nNo presses left. You lost. {self._reveal()}")
         return Feedback(text)
