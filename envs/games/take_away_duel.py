@@ -94,9 +94,15 @@ class TakeAwayDuel(EvolvableEnv):
         return [(i, t) for i, h in enumerate(self.heaps) for t in self.takes if t <= h]
 
     def _random_move(self, rng) -> tuple[int, int]:
-        """A legal move, drawn uniformly."""
-        legal = self._legal()
-        return legal[int(rng.random() * len(legal))]
+        """A move drawn uniformly from :meth:`_legal` (which must not be empty) without building that list:
+        any (heap, take) pair, drawn again until it is legal."""
+        heaps, takes = self.heaps, self.takes
+        options = len(takes)
+        pairs = len(heaps) * options
+        while True:
+            heap, k = divmod(int(rng.random() * pairs), options)
+            if takes[k] <= heaps[heap]:
+                return heap, takes[k]
 
     def _best_move(self) -> tuple[int, int]:
         """A move to a position of value 0 when there is one, else the smallest take from the largest heap."""
@@ -141,4 +147,6 @@ class TakeAwayDuel(EvolvableEnv):
         return "\\boxed{take %d %d}" % self._best_move()
 
     def random_action(self, rng) -> str:
+        if self.done:  # the heaps may be empty: no legal move to draw
+            return "\\boxed{take 0 1}"
         return "\\boxed{take %d %d}" % self._random_move(rng)
