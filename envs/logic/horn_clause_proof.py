@@ -38,6 +38,18 @@ def apply_commands(count: int) -> tuple[str, ...]:
     return tuple(f"\\boxed{{apply {k}}}" for k in range(1, count + 1))
 
 
+@cache
+def rule_prefixes(count: int) -> tuple[str, ...]:
+    """The openings of the lines of rules 1 .. count, made once per count."""
+    return tuple(f"  Rule {k}: if " for k in range(1, count + 1))
+
+
+@cache
+def rule_numbers(count: int) -> dict[str, int]:
+    """'apply K' -> K for rules 1 .. count: the usual spelling of a command, looked up without parsing."""
+    return {f"apply {k}": k for k in range(1, count + 1)}
+
+
 @command_cache
 def rule_number(command: str, count: int) -> int:
     """K in 'apply K', a rule number from 1 to count."""
@@ -71,8 +83,10 @@ class HornClauseProof(EvolvableEnv):
         self.known_line = ", ".join(self.facts)  # in the order the atoms became known
         self.budget = steps + self.params["spare_applications"]
         self.used = 0
-        rules = "\n".join([f"  Rule {k}: if {' and '.join(premises)} then {conclusion}"
-                           for k, (premises, conclusion) in enumerate(self.rules, 1)])
+        count = len(self.rules)
+        self.commands, self.numbers = apply_commands(count), rule_numbers(count)  # for random_action, _play
+        rules = "\n".join([f"{prefix}{' and '.join(premises)} then {conclusion}"
+                           for prefix, (premises, conclusion) in zip(rule_prefixes(count), self.rules)])
         return opening(self.known_line, rules, self.goal, self.budget)
 
     def _proof_rules(self, conclusions: list[str]) -> list[Rule]:
@@ -103,9 +117,10 @@ class HornClauseProof(EvolvableEnv):
         reachable = self.facts + conclusions
         blocked = [unused.pop()]  # never becomes known: only rules with a blocked premise conclude it
         for _ in range(count):
-            if random() < 0.5:  # fires, but its conclusion leads nowhere
+            kind = random()
+            if kind < 0.5:  # fires, but its conclusion leads nowhere; with a second premise if kind < 0.25
                 premises = [reachable[int(random() * len(reachable))]]
-                if random() < 0.5:
+                if kind < 0.25:
                     other = reachable[int(random() * len(reachable))]
                     if other != premises[0]:
                         premises.append(other)
@@ -113,7 +128,7 @@ class HornClauseProof(EvolvableEnv):
                 reachable.append(conclusion)
             else:  # can never fire
                 premises = [blocked[int(random() * len(blocked))]]
-                if random() < 0.5:  # and a reachable premise, before or after the blocked one
+                if kind < 0.75:  # and a reachable premise, before or after the blocked one
                     premises.insert(int(random() * 2), reachable[int(random() * len(reachable))])
                 if random() < 0.5:
                     conclusion = conclusions[int(random() * len(conclusions))]
@@ -130,7 +145,7 @@ class HornClauseProof(EvolvableEnv):
         return f"Applications: {self.used}/{self.budget}. Known: {self.known_line}."
 
     def _play(self, command: str) -> Feedback:
-        k = rule_number(command, len(self.rules))
+        k = self.numbers.get(command) or rule_number(command, len(self.rules))
         premises, conclusion = self.rules[k - 1]
         known = self.known
         self.used += 1
@@ -160,5 +175,4 @@ class HornClauseProof(EvolvableEnv):
         return "\\boxed{apply %d}" % (self.rules.index(rule) + 1)
 
     def random_action(self, rng) -> str:
-        commands = apply_commands(len(self.rules))
-        return commands[int(rng.random() * len(commands))]
+        return self.commands[int(rng.random() * len(self.commands))]
