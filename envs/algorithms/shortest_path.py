@@ -19,12 +19,15 @@ class ShortestPath(EvolvableEnv):
         n = self.params["towns"]
         self.roads = _random_map(n, self.params["extra_roads"], self.rng)
         self.start = int(self.rng.random() * n)
-        self.distance = _dijkstra(self.roads, self.start)
+        self.distance = _distances(self.roads, self.start)
         far = max(self.distance)
         self.goal = self.distance.index(far)  # the first of the farthest towns
         # Dijkstra must open every town strictly closer than the goal before the goal's distance is final.
         self.budget = n - self.distance.count(far) + self.params["spare_queries"]
         self.opened: dict[int, str] = {}  # each town asked for, with its road list as shown
+        self.commands = commands(n)  # random play's commands
+        self.parsed = parsed_commands(n)
+        self.road_texts = road_texts(n)
         self.route = f"Route: {self.start} -> {self.goal}."  # the status line's fixed part
         return (
             f"A hidden map has {n} towns, numbered 0 to {n - 1}, joined by two-way roads with positive lengths.\n"
@@ -42,7 +45,7 @@ class ShortestPath(EvolvableEnv):
         return f"Queries used: {len(self.opened)}/{self.budget}. {self.route}"
 
     def _play(self, command: str) -> Feedback:
-        verb, number = parse_command(command, len(self.roads))
+        verb, number = self.parsed.get(command) or parse_command(command, len(self.roads))
         if verb == "answer":
             if number == self.distance[self.goal]:
                 return win(f"Correct: the shortest distance is {number}. You win!")
@@ -53,7 +56,9 @@ class ShortestPath(EvolvableEnv):
             return Feedback(f"Town {town} was already listed: {listed}")
         if len(self.opened) >= self.budget:
             return lose(f"No queries left ({self.budget} used). You lost. " + self._reveal())
-        self.opened[town] = listing = _describe(town, self.roads[town])
+        texts = self.road_texts
+        listed = ", ".join([texts[other][length] for other, length in sorted(self.roads[town].items())])
+        self.opened[town] = listing = f"Town {town} has roads to: {listed}."
         return Feedback(listing)
 
     def _reveal(self) -> str:
@@ -81,7 +86,7 @@ class ShortestPath(EvolvableEnv):
         raise AssertionError("the goal is always reachable")
 
     def random_action(self, rng) -> str:
-        neighbors, answers = commands(len(self.roads))
+        neighbors, answers = self.commands
         if rng.random() < 0.1:
             return answers[int(rng.random() * len(answers))]
         return neighbors[int(rng.random() * len(neighbors))]
@@ -106,6 +111,21 @@ def commands(towns: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return neighbors, answers
 
 
+@cache
+def parsed_commands(towns: int) -> dict[str, tuple[str, int]]:
+    """Every query and the claims 0 .. 9 * towns in their plain spelling, parsed as parse_command would: a dict
+    lookup is much cheaper than parse_command's bounded cache. Any other text goes through parse_command."""
+    queries = {f"neighbors {v}": ("neighbors", v) for v in range(towns)}
+    claims = {f"answer {d}": ("answer", d) for d in range(9 * towns + 1)}
+    return queries | claims
+
+
+@cache
+def road_texts(towns: int) -> list[list[str]]:
+    """How a listing shows each road, by its other end and length (index 0 unused): formatted once per map size."""
+    return [[f"{other} (length {length})" for length in range(10)] for other in range(towns)]
+
+
 def _random_map(towns: int, extra_roads: int, rng) -> list[dict[int, int]]:
     """Each town's roads (neighbour -> length 1..9): a random spanning tree, so every town is
     reachable, plus ``extra_roads`` random roads (one already there is skipped)."""
@@ -123,22 +143,16 @@ def _random_map(towns: int, extra_roads: int, rng) -> list[dict[int, int]]:
     return roads
 
 
-def _dijkstra(roads: list[dict[int, int]], source: int) -> list[int]:
+def _distances(roads: list[dict[int, int]], source: int) -> list[int]:
+    """Shortest distances from ``source``. On these sparse maps, re-relaxing a town each time its distance
+    drops (a plain FIFO queue, Bellman-Ford style) is faster than Dijkstra's heap."""
     distance = [inf] * len(roads)
     distance[source] = 0
-    heap = [(0, source)]
-    while heap:
-        dist, town = heappop(heap)
-        if dist > distance[town]:
-            continue
+    queue = [source]
+    for town in queue:  # the loop also visits the towns appended below
+        dist = distance[town]
         for other, length in roads[town].items():
-            through = dist + length
-            if through < distance[other]:
-                distance[other] = through
-                heappush(heap, (through, other))
+            if dist + length < distance[other]:
+                distance[other] = dist + length
+                queue.append(other)
     return distance
-
-
-def _describe(town: int, roads: dict[int, int]) -> str:
-    listed = ", ".join([f"{other} (length {length})" for other, length in sorted(roads.items())])
-    return f"Town {town} has roads to: {listed}."
