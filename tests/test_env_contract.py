@@ -1,5 +1,7 @@
 """The environment contract: parsing, the complexity model, the base class and the checker."""
 
+import collections
+import math
 import random
 
 import gem
@@ -8,8 +10,8 @@ from hypothesis import given, strategies as st
 
 import gymverse
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_cache, extract_boxed, lose, parse_int, sample_params, split_command,
-    win,
+    EvolvableEnv, Feedback, InvalidAction, command_cache, distinct_draws, extract_boxed, lose, parse_int, sample_params,
+    split_command, win,
 )
 from gymverse.env.checker import check_env
 from gymverse.env.complexity import line_value, validate_complexity
@@ -215,3 +217,19 @@ def test_command_cache_keeps_short_valid_commands_only():
         with pytest.raises(InvalidAction, match="between 0 and 5"):
             parse("7", 5)  # the same text with another limit is another entry
     assert calls[-2:] == ["7", "7"]  # an error is never cached
+
+
+@pytest.mark.parametrize("size, k", [(6, 2), (6, 5)])  # drawn one at a time, and through rng.sample
+def test_distinct_draws_gives_every_ordered_pick_alike(size, k):
+    rng = random.Random(0)
+    counts = collections.Counter(tuple(distinct_draws(rng, "abcdefgh"[:size], k)) for _ in range(20_000))
+    orders = math.perm(size, k)
+    assert len(counts) == orders and all(len(set(pick)) == k for pick in counts)
+    expected = 20_000 / orders
+    chi_square = sum((n - expected) ** 2 / expected for n in counts.values())
+    assert chi_square < orders + 5 * math.sqrt(2 * orders)  # far in the tail of chi2(orders - 1)
+
+
+def test_distinct_draws_refuses_more_than_the_population():
+    with pytest.raises(ValueError):
+        distinct_draws(random.Random(0), range(3), 4)

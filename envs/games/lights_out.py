@@ -3,7 +3,7 @@
 from functools import lru_cache
 from typing import NamedTuple
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, distinct_draws, lose, parse_index, split_command, win
 
 
 def press_mask(rows: int, cols: int, cell: int) -> int:
@@ -109,15 +109,10 @@ class LightsOut(EvolvableEnv):
         self.rows, self.cols = self.params["rows"], self.params["cols"]
         self.panel = panel(self.rows, self.cols)
         masks = self.panel.masks
-        cells, wanted = len(masks), min(self.params["scramble"], len(masks))
-        # Press `wanted` different cells, every set of them equally likely (as rng.sample would, at more cost):
-        # draw cells until that many different ones came up.
         lit = scrambled = 0
-        while scrambled.bit_count() < wanted:
-            cell = int(self.rng.random() * cells)
-            if not scrambled >> cell & 1:
-                scrambled |= 1 << cell
-                lit ^= masks[cell]
+        for cell in distinct_draws(self.rng, range(len(masks)), min(self.params["scramble"], len(masks))):
+            scrambled |= 1 << cell
+            lit ^= masks[cell]
         self.lit, self.presses = lit, 0
         self.row_bits = (1 << self.cols) - 1  # a row's lights, shifted down from its first cell's bit
         self.lines = [row_text(lit >> start & self.row_bits, self.cols) for start in self.panel.row_starts]

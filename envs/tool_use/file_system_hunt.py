@@ -1,6 +1,6 @@
 """Find the parts of a passphrase in a simulated file system using shell commands (ls, cd, cat)."""
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, distinct_draws, lose, split_command, win
 
 DIR_NAMES = ["home", "etc", "var", "srv", "opt", "tmp", "usr", "mnt", "data", "logs", "backup", "cache", "config",
              "projects", "notes", "archive", "build", "deploy", "docs", "lib", "media", "reports", "scripts", "share",
@@ -52,11 +52,11 @@ class FileSystemHunt(EvolvableEnv):
         counts = rng.choices(range(2, p["files_per_dir"] + 1), k=len(self.dirs))
         # Every file's attributes drawn in one go; sizes and times differ across the tree, so within a directory.
         files = sum(counts)
-        entries = map(list, zip(rng.choices(USERS, k=files), distinct(random, range(100, 10000), files),
-                                distinct(random, range(60 * 24 * 60), files), rng.choices(FILLER, k=files)))
+        entries = map(list, zip(rng.choices(USERS, k=files), distinct_draws(rng, range(100, 10000), files),
+                                distinct_draws(rng, range(60 * 24 * 60), files), rng.choices(FILLER, k=files)))
         # dir -> name -> [owner, size, modified minute, content]; zip stops at the names, taking k entries
         self.files: dict[str, dict[str, list]] = {
-            d: dict(zip(distinct(random, FILE_NAMES, k), entries)) for d, k in zip(self.dirs, counts)
+            d: dict(zip(distinct_draws(rng, FILE_NAMES, k), entries)) for d, k in zip(self.dirs, counts)
         }
         total = p["parts"]
         self.clue_dirs = rng.sample(self.dirs[1:], total)  # [0] is "/"
@@ -171,17 +171,6 @@ class FileSystemHunt(EvolvableEnv):
         if roll < 0.6:
             return "\\boxed{ls %s}" % folder
         return "\\boxed{cat %s}" % join(folder, rng.choice(list(self.files[folder])))
-
-
-def distinct(random, population, k: int) -> list:
-    """``k`` distinct members of ``population`` in random order, as ``rng.sample`` draws them
-    but cheaper when ``k`` is well below the population's size (``random`` is ``rng.random``)."""
-    if k > len(population):
-        raise ValueError(f"cannot draw {k} distinct values from {len(population)}")
-    picked: dict = {}  # insertion-ordered, so the order is the drawing order
-    while len(picked) < k:
-        picked[population[int(random() * len(population))]] = None
-    return list(picked)
 
 
 def join(folder: str, name: str) -> str:

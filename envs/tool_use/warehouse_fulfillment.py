@@ -1,6 +1,6 @@
 """Fill a customer order from a warehouse database: look up SKUs, check bin stock, pick exact quantities, ship."""
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, distinct_draws, lose, parse_int, split_command, win
 
 MATERIALS = ["Steel", "Brass", "Black", "White", "Red", "Blue", "Green", "Oak"]
 PRODUCTS = {"Bolt": ["M6", "M8", "M10"], "Mug": ["250ml", "350ml", "500ml"], "Cable": ["1m", "2m", "5m"],
@@ -35,17 +35,6 @@ def randint(rng, low: int, high: int) -> int:
 def choice(rng, items: list):
     """``rng.choice(items)`` at a fraction of its cost."""
     return items[int(rng.random() * len(items))]
-
-
-def distinct_draws(rng, population, k: int) -> list:
-    """``rng.sample(population, k)``. While ``k`` is small against the population, drawing with replacement until
-    all draws differ is cheaper (and as likely to give each outcome)."""
-    if k * k > len(population):
-        return rng.sample(population, k)
-    while True:
-        drawn = rng.choices(population, k=k)
-        if len(set(drawn)) == k:
-            return drawn
 
 
 class WarehouseFulfillment(EvolvableEnv):

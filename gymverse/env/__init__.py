@@ -2,11 +2,12 @@
 
 from gymverse.env.complexity import line_value, sample_params, validate_complexity
 from gymverse.env.core import EvolvableEnv, Feedback, lose, win
+from gymverse.env.draws import distinct_draws
 from gymverse.env.parsing import InvalidAction, command_cache, extract_boxed, parse_index, parse_int, split_command
 
 __all__ = [
-    "EvolvableEnv", "Feedback", "InvalidAction", "command_cache", "extract_boxed", "line_value", "lose", "parse_index",
-    "parse_int", "sample_params", "split_command", "validate_complexity", "win",
+    "EvolvableEnv", "Feedback", "InvalidAction", "command_cache", "distinct_draws", "extract_boxed", "line_value",
+    "lose", "parse_index", "parse_int", "sample_params", "split_command", "validate_complexity", "win",
 ]
 
 from gymverse.env.registry import (  # noqa: E402
