@@ -117,7 +117,7 @@ class LightsOut(EvolvableEnv):
         self.row_bits = (1 << self.cols) - 1  # a row's lights, shifted down from its first cell's bit
         self.lines = [row_text(lit >> start & self.row_bits, self.cols) for start in self.panel.row_starts]
         # Pressing the scrambled cells again clears the board, so no solver is needed to count the fewest presses.
-        fewest = min([(scrambled ^ quiet).bit_count() for quiet in self.panel.quiet])
+        fewest = smallest_equivalent(self.rows, self.cols, scrambled).bit_count()
         self.budget = fewest + self.params["spare_presses"]
         return (
             f"A {self.rows}x{self.cols} panel of lights (# = on, . = off):\n{self._board()}\n"
