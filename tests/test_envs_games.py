@@ -131,8 +131,8 @@ def test_take_away_opponent_at_full_skill_punishes_one_mistake():
     punished = 0
     for seed in range(10):
         env.reset(seed=seed)
-        mistakes = [(i, t) for i, t in env._legal()
-                    if env._value([h - t * (j == i) for j, h in enumerate(env.heaps)])]
+        legal = [(i, t) for i, h in enumerate(env.heaps) for t in env.takes if t <= h]
+        mistakes = [(i, t) for i, t in legal if env._value([h - t * (j == i) for j, h in enumerate(env.heaps)])]
         if not mistakes:  # every move wins from here
             continue
         env.step("\\boxed{take %d %d}" % mistakes[0])

@@ -90,12 +90,9 @@ class TakeAwayDuel(EvolvableEnv):
     def _show(self) -> str:
         return self.layout % tuple(self.heaps)
 
-    def _legal(self) -> list[tuple[int, int]]:
-        return [(i, t) for i, h in enumerate(self.heaps) for t in self.takes if t <= h]
-
     def _random_move(self, rng) -> tuple[int, int]:
-        """A move drawn uniformly from :meth:`_legal` (which must not be empty) without building that list:
-        any (heap, take) pair, drawn again until it is legal."""
+        """A legal move, all alike, drawn without listing them: any (heap, take) pair, drawn again until it
+        is legal (the heaps must not all be empty)."""
         heaps, takes = self.heaps, self.takes
         options = len(takes)
         pairs = len(heaps) * options
