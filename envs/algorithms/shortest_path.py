@@ -4,9 +4,7 @@ from functools import cache
 from heapq import heappop, heappush
 from math import inf
 
-from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_cache, lose, parse_index, parse_int, split_command, win,
-)
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
 
 
 class ShortestPath(EvolvableEnv):
@@ -92,7 +90,6 @@ class ShortestPath(EvolvableEnv):
         return neighbors[int(rng.random() * len(neighbors))]
 
 
-@command_cache
 def parse_command(command: str, towns: int) -> tuple[str, int]:
     """('neighbors', town) or ('answer', claimed distance)."""
     verb, args = split_command(command)
@@ -113,8 +110,8 @@ def commands(towns: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 @cache
 def parsed_commands(towns: int) -> dict[str, tuple[str, int]]:
-    """Every query and the claims 0 .. 9 * towns in their plain spelling, parsed as parse_command would: a dict
-    lookup is much cheaper than parse_command's bounded cache. Any other text goes through parse_command."""
+    """Every query and the claims 0 .. 9 * towns in their plain spelling, parsed as parse_command would, so the
+    usual commands cost one dict lookup. Any other text goes through parse_command."""
     queries = {f"neighbors {v}": ("neighbors", v) for v in range(towns)}
     claims = {f"answer {d}": ("answer", d) for d in range(9 * towns + 1)}
     return queries | claims

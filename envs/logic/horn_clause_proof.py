@@ -6,7 +6,7 @@ proof's length plus a few spare. Distractors either fire uselessly or can never 
 
 from functools import cache
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_cache, lose, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
 
 
 def opening(facts: str, rules: str, goal: str, budget: int) -> str:
@@ -50,7 +50,6 @@ def rule_numbers(count: int) -> dict[str, int]:
     return {f"apply {k}": k for k in range(1, count + 1)}
 
 
-@command_cache
 def rule_number(command: str, count: int) -> int:
     """K in 'apply K', a rule number from 1 to count."""
     verb, args = split_command(command)
