@@ -16,7 +16,8 @@ from gymverse.evaluation.commands import console, exits_on_bad_input
 from gymverse.evaluation.compare import compare_runs
 from gymverse.evaluation.metrics import progressive_levels
 from gymverse.evaluation.sweep import SweepConfig, run_sweep
-from gymverse.evaluation.targets import BadInput, resolve_env_ids
+from gymverse.errors import BadInput
+from gymverse.evaluation.targets import resolve_env_ids
 
 
 def status_line(status, name: str):

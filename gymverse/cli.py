@@ -10,23 +10,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.train.sft import sft_command
 
 console = Console()
 
 
-class UserError(Exception):
-    """Bad input from the command line: printed as one line, exit status 2."""
-
-
 def _load_ids(ids: list[str], all_: bool, folder: Path | None) -> list[str]:
-    from gymverse.evaluation.targets import BadInput, resolve_env_ids
+    from gymverse.evaluation.targets import resolve_env_ids
 
-    try:
-        return resolve_env_ids(ids, all_, folder, log=lambda line: console.print(line, markup=False))
-    except BadInput as error:
-        raise UserError(str(error)) from None
+    return resolve_env_ids(ids, all_, folder, log=lambda line: console.print(line, markup=False))
 
 
 def envs() -> None:
@@ -59,7 +53,7 @@ def play(
 
     _load_ids([env_id], False, None)
     if complexity < 1:
-        raise UserError("--complexity must be >= 1")
+        raise BadInput("--complexity must be >= 1")
     env = gem.make(env_id, complexity=complexity)
     observation, info = env.reset(seed=seed)
     console.print(observation, markup=False)
@@ -131,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     try:
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
-    except (UserError, ValueError, FileNotFoundError) as error:
+    except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):
             raise
         console.print(f"[red]error:[/red] {escape(str(error))}")

@@ -17,7 +17,7 @@ from gymverse.evaluation.compare import compare_runs
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize
 from gymverse.evaluation.sweep import play_instances
-from gymverse.evaluation.targets import BadInput
+from gymverse.errors import BadInput
 from gymverse.policy import OraclePolicy, RandomPolicy
 
 ENV = "gymverse:PeakFinder"

@@ -26,7 +26,8 @@ from gymverse.oat.transitions import (
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.rollout import Episode, Turn, collect_episodes, make_env_group
-from gymverse.train.args import ArgsError, EnvArgs
+from gymverse.errors import BadInput
+from gymverse.train.args import EnvArgs
 from gymverse.train.run_files import RunFiles
 
 ENV = "gymverse:PeakFinder"
@@ -322,7 +323,7 @@ def test_prepare_args_draws_the_random_seed_once_for_all_processes():
     (dict(env_id=""), "env_id is empty"),
 ])
 def test_prepare_args_rejects_what_cannot_run(flags, message):
-    with pytest.raises(ArgsError, match=message):
+    with pytest.raises(BadInput, match=message):
         prepare_args(FlagsStandIn(**flags))
 
 

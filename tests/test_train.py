@@ -16,8 +16,9 @@ import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, make_curriculum
 from gymverse.env import get_env_complexity, register_env_dir
 from gymverse.rollout import Episode, Turn, make_env_group
+from gymverse.errors import BadInput
 from gymverse.train.args import (
-    ArgsError, EnvArgs, TrainArgs, curriculum_params, ignored_flags, validate_env_args, validate_train_args,
+    EnvArgs, TrainArgs, curriculum_params, ignored_flags, validate_env_args, validate_train_args,
 )
 from gymverse.train.checkpoints import STATE_FILE, load_trainer_state, resolve_run_dir, saved_steps
 from gymverse.train.cli import check_env_ids, parse_train_args, train_from_argv
@@ -84,7 +85,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
     ({"max_train": 10, "rollout_batch_size": 20}, "--max_train"),
 ])
 def test_bad_flag_values_get_clear_errors(change, message):
-    with pytest.raises(ArgsError, match=message):
+    with pytest.raises(BadInput, match=message):
         validate_train_args(TrainArgs(**change))
 
 
@@ -93,7 +94,7 @@ def test_bad_input_on_the_command_line_prints_an_error_and_no_traceback(tmp_path
     assert "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
     assert train_from_argv(["--resume", "--save_path", str(tmp_path), "--wb_run_name", "never"]) is None
     assert "nothing to resume" in capsys.readouterr().err
-    with pytest.raises(ArgsError):
+    with pytest.raises(BadInput):
         check_env_ids(["nope:Nope"])
 
 

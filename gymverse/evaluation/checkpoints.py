@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from gymverse.evaluation.targets import BadInput
+from gymverse.errors import BadInput
 
 
 def read_checkpoint_list(path: Path) -> list[Path]:

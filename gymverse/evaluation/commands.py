@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from gymverse.evaluation.metrics import progressive_levels
-from gymverse.evaluation.targets import BadInput, resolve_env_ids, target_for
+from gymverse.errors import BadInput
+from gymverse.evaluation.targets import resolve_env_ids, target_for
 
 console = Console()
 

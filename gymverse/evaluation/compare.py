@@ -7,7 +7,7 @@ from pathlib import Path
 from gymverse.evaluation.plots import plot_lines, plot_success_grid
 from gymverse.evaluation.report import domain_curves
 from gymverse.evaluation.tables import markdown_table, write_csv
-from gymverse.evaluation.targets import BadInput
+from gymverse.errors import BadInput
 
 
 def load_summaries(runs: dict[str, Path]) -> dict[str, dict]:

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from gymverse.evaluation.targets import BadInput
+from gymverse.errors import BadInput
 
 # Header fields that may change between a run and its resumption (they do not change results).
 RESUMABLE_FIELDS = frozenset({"batch_instances", "device"})

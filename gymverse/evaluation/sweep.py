@@ -14,7 +14,8 @@ from gymverse.env.parsing import extract_boxed
 from gymverse.evaluation.records import RecordLog
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
-from gymverse.evaluation.targets import BadInput, target_for
+from gymverse.errors import BadInput
+from gymverse.evaluation.targets import target_for
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
 

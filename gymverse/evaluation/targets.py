@@ -6,9 +6,7 @@ from typing import Callable
 
 import gem
 
-
-class BadInput(ValueError):
-    """A request evaluation cannot serve (unknown id, missing folder, bad option); the message says why."""
+from gymverse.errors import BadInput
 
 
 @dataclass(frozen=True)

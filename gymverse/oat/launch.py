@@ -10,14 +10,14 @@ from gymverse.oat.actor import Actor
 from gymverse.oat.args import OATPerpoArgs
 from gymverse.oat.learner import Learner
 from gymverse.oat.settings import prepare_args
-from gymverse.train.args import ArgsError
+from gymverse.errors import BadInput
 
 
 def main(argv: list[str] | None = None) -> int:
     args = tyro.cli(OATPerpoArgs, args=argv)
     try:
         args = default_args_validation(prepare_args(args))
-    except (ArgsError, AssertionError, ValueError) as error:  # OAT reports bad settings by assert
+    except (BadInput, AssertionError, ValueError) as error:  # OAT reports bad settings by assert
         print(f"error: {error}", file=sys.stderr)
         return 2
     program, local_resources = get_program(args, learner_cls=Learner, actor_cls=Actor)

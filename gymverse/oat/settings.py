@@ -11,27 +11,28 @@ import time
 from collections.abc import Callable
 
 from gymverse.rollout import split_env_ids
-from gymverse.train.args import ArgsError, validate_env_args
+from gymverse.errors import BadInput
+from gymverse.train.args import validate_env_args
 from gymverse.train.loop import wrappers_spec
 
 MC_CRITICS = ("drgrpo", "grpo")
 
 
 def prepare_args(args, now_ns: Callable[[], int] = time.time_ns):
-    """Validate ``args`` (our OAT args class) and fill in what OAT needs; raises :class:`ArgsError`."""
+    """Validate ``args`` (our OAT args class) and fill in what OAT needs; raises :class:`BadInput`."""
     validate_env_args(args)
     from gem.envs.registration import ENV_REGISTRY
 
     unknown = [e for e in train_env_ids(args) + eval_env_ids(args) if e not in ENV_REGISTRY]
     if unknown:
-        raise ArgsError(f"unknown environment id(s) {', '.join(unknown)}; see `gymverse envs` for the registered ones")
+        raise BadInput(f"unknown environment id(s) {', '.join(unknown)}; see `gymverse envs` for the registered ones")
     if args.critic_type not in MC_CRITICS:
-        raise ArgsError(
+        raise BadInput(
             f"--critic_type {args.critic_type} learns a value critic; PERPO uses normalized returns, "
             f"choose one of {', '.join(MC_CRITICS)}"
         )
     if args.num_samples != 1:
-        raise ArgsError(f"--num_samples must be 1 (one reply per turn of an episode), got {args.num_samples}")
+        raise BadInput(f"--num_samples must be 1 (one reply per turn of an episode), got {args.num_samples}")
     per_step = args.rollout_batch_size_per_device * learner_world_size(args)
     if args.rollout_batch_size != per_step:
         logging.warning(
@@ -79,7 +80,7 @@ def eval_settings(args) -> dict[str, tuple[str, str]]:
         if len(values) == 1:
             return values * len(ids)
         if len(values) != len(ids):
-            raise ArgsError(f"--{flag} has {len(values)} values for {len(ids)} evaluation environments")
+            raise BadInput(f"--{flag} has {len(values)} values for {len(ids)} evaluation environments")
         return values
 
     wrappers = [wrappers_spec(w) for w in per_env("eval_wrappers", args.wrappers)]

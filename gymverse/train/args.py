@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, Optional
 
 from gymverse.curriculum import CURRICULA
+from gymverse.errors import BadInput
 from gymverse.rollout import split_env_ids
 
 # Two games whose early levels a tiny byte-level model learns from the latest observation alone.
@@ -184,10 +185,6 @@ GPU_ONLY_FLAGS = (
 )
 
 
-class ArgsError(ValueError):
-    """A flag value the trainer cannot use; the message says which and why."""
-
-
 def ignored_flags(argv: list[str]) -> list[str]:
     """The GPU-only flags present on a command line, as the user wrote them."""
     found = []
@@ -214,26 +211,26 @@ def curriculum_params(args: EnvArgs) -> dict:
 
 
 def validate_env_args(args: EnvArgs) -> None:
-    """Raise :class:`ArgsError` for values no trainer can run with."""
+    """Raise :class:`BadInput` for values no trainer can run with."""
     if not split_env_ids(args.env_id):
-        raise ArgsError("--env_id is empty; give one or more environment ids joined by '|'")
+        raise BadInput("--env_id is empty; give one or more environment ids joined by '|'")
     if args.num_env < 1:
-        raise ArgsError(f"--num_env must be at least 1, got {args.num_env}")
+        raise BadInput(f"--num_env must be at least 1, got {args.num_env}")
     if not 0.0 <= args.gamma <= 1.0:
-        raise ArgsError(f"--gamma must lie in [0, 1], got {args.gamma}")
+        raise BadInput(f"--gamma must lie in [0, 1], got {args.gamma}")
     if not 1 <= args.min_difficulty <= args.train_difficulty <= args.max_difficulty:
-        raise ArgsError(
+        raise BadInput(
             "complexities must satisfy 1 <= --min_difficulty <= --train_difficulty <= --max_difficulty, got "
             f"{args.min_difficulty}, {args.train_difficulty}, {args.max_difficulty}"
         )
     if args.curriculum not in CURRICULA:
-        raise ArgsError(f"unknown --curriculum {args.curriculum!r}; choose one of {sorted(CURRICULA)}")
+        raise BadInput(f"unknown --curriculum {args.curriculum!r}; choose one of {sorted(CURRICULA)}")
     try:
         levels = [int(level) for level in split_env_ids(args.eval_difficulty)]
     except ValueError:
-        raise ArgsError(f"--eval_difficulty must be integers joined by '|', got {args.eval_difficulty!r}") from None
+        raise BadInput(f"--eval_difficulty must be integers joined by '|', got {args.eval_difficulty!r}") from None
     if not levels or min(levels) < 1:
-        raise ArgsError(f"--eval_difficulty needs complexities >= 1, got {args.eval_difficulty!r}")
+        raise BadInput(f"--eval_difficulty needs complexities >= 1, got {args.eval_difficulty!r}")
 
 
 def validate_train_args(args: TrainArgs) -> None:
@@ -241,20 +238,20 @@ def validate_train_args(args: TrainArgs) -> None:
     for name in ("rollout_batch_size", "train_batch_size", "train_batch_size_per_device", "num_ppo_epochs",
                  "generate_max_length", "max_save_num"):
         if getattr(args, name) < 1:
-            raise ArgsError(f"--{name} must be at least 1, got {getattr(args, name)}")
+            raise BadInput(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.train_batch_size % args.train_batch_size_per_device:
-        raise ArgsError(
+        raise BadInput(
             f"--train_batch_size ({args.train_batch_size}) must be a multiple of "
             f"--train_batch_size_per_device ({args.train_batch_size_per_device})"
         )
     if args.max_train < args.rollout_batch_size:
-        raise ArgsError(
+        raise BadInput(
             f"--max_train ({args.max_train}) is smaller than one step's "
             f"--rollout_batch_size ({args.rollout_batch_size})"
         )
     if args.num_samples != 1:
-        raise ArgsError(f"--num_samples must be 1: each turn gets one reply from the policy (got {args.num_samples})")
+        raise BadInput(f"--num_samples must be 1: each turn gets one reply from the policy (got {args.num_samples})")
     if args.temperature <= 0:
-        raise ArgsError(f"--temperature must be positive for sampling, got {args.temperature}")
+        raise BadInput(f"--temperature must be positive for sampling, got {args.temperature}")
     if not math.isfinite(args.learning_rate) or args.learning_rate < 0:
-        raise ArgsError(f"--learning_rate must be a non-negative number, got {args.learning_rate}")
+        raise BadInput(f"--learning_rate must be a non-negative number, got {args.learning_rate}")

@@ -4,7 +4,8 @@ import sys
 from pathlib import Path
 
 from gymverse.rollout import split_env_ids
-from gymverse.train.args import ArgsError, TrainArgs, ignored_flags, validate_train_args
+from gymverse.errors import BadInput
+from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
 
 
 def parse_train_args(argv: list[str]) -> TrainArgs:
@@ -19,7 +20,7 @@ def check_env_ids(env_ids: list[str]) -> None:
 
     unknown = [env_id for env_id in env_ids if env_id not in ENV_REGISTRY]
     if unknown:
-        raise ArgsError(f"unknown environment id(s) {', '.join(unknown)}; `gymverse envs` lists the registered ones")
+        raise BadInput(f"unknown environment id(s) {', '.join(unknown)}; `gymverse envs` lists the registered ones")
 
 
 def train_from_argv(argv: list[str]) -> Path | None:
@@ -30,7 +31,7 @@ def train_from_argv(argv: list[str]) -> Path | None:
     try:
         validate_train_args(args)
         check_env_ids(split_env_ids(args.env_id) + split_env_ids(args.eval_envs))
-    except ArgsError as error:
+    except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return None
     skipped = ignored_flags(argv)

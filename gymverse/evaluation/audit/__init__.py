@@ -12,7 +12,8 @@ from gymverse.evaluation.audit.correctness import Correctness, audit_correctness
 from gymverse.evaluation.audit.difficulty import Difficulty, audit_difficulty
 from gymverse.evaluation.audit.diversity import Diversity, audit_diversity
 from gymverse.evaluation.audit.problems import Problem, rank_envs
-from gymverse.evaluation.targets import BadInput, EnvTarget
+from gymverse.errors import BadInput
+from gymverse.evaluation.targets import EnvTarget
 
 SECTIONS = ("correctness", "difficulty", "diversity")
 
