@@ -142,8 +142,10 @@ def command_line(args: Any) -> str:
 
 # -- one run --------------------------------------------------------------------------------------
 def warm_path(study: Study, arm: Arm, seed: int, root: Path) -> tuple[str, Path] | None:
-    """The arm's warm-start games and model folder for ``seed`` (None: the arm starts from --pretrain)."""
+    """The arm's warm-start games and model folder for ``seed`` (None: the arm starts from --pretrain).
+    Registers the variant ids the arm and the sweep use, in this process."""
     base = train_args(study, arm, seed, root, None)
+    ensure_registered(base.env_id.split("|") + (arm.warm_env_id or "").split("|") + study.eval_env_ids)
     env_id = base.env_id if arm.warm_env_id is None else arm.warm_env_id
     if not env_id:
         return None
@@ -155,18 +157,17 @@ def warm_episodes(study: Study, arm: Arm) -> int:
     return study.budget.sft_episodes if arm.warm_episodes is None else arm.warm_episodes
 
 
-def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> Path | None:
-    """The arm's warm-start model: SFT on solver demonstrations at level 1, built once and shared by
-    the arms of the same games, so they start from the same weights."""
+def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dict] | None:
+    """The arm's warm-start model and its held-out sweep summary: SFT on solver demonstrations at level 1,
+    built and swept once, and shared by the arms of the same games, so they start from the same weights."""
     from gymverse.train.sft import sft_command
 
     target = warm_path(study, arm, seed, root)
     if target is None:
         return None
     env_id, out = target
+    base = train_args(study, arm, seed, root, None)
     if not (out / "config.json").is_file():
-        base = train_args(study, arm, seed, root, None)
-        ensure_registered(env_id.split("|"))
         partial = out.with_name(out.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         with quiet():
@@ -175,7 +176,10 @@ def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> Path | None:
                         batch_size=base.sft_batch_size, learning_rate=base.sft_learning_rate,
                         prompt_template=base.prompt_template, wrappers=base.wrappers, seed=seed)
         partial.rename(out)
-    return out
+    swept = out.with_name(out.name + "-heldout")
+    if (swept / "summary.json").is_file():  # read, not re-run: arms running side by side share it
+        return out, json.loads((swept / "summary.json").read_text())
+    return out, sweep(study, base, out, swept, seed)
 
 
 def sweep(study: Study, args: Any, policy: Path, output: Path, seed: int) -> dict:
@@ -197,8 +201,7 @@ def run_arm(study: Study, arm: Arm, seed: int, root: Path) -> dict:
     from gymverse.run.files import RunFiles
     from gymverse.train.loop import Trainer
 
-    ensure_registered(study.eval_env_ids + [i for a in study.arms for i in a.flags.get("env_id", "").split("|") if i])
-    warm = warm_start(study, arm, seed, root)
+    warm, before = warm_start(study, arm, seed, root) or (None, None)
     args = train_args(study, arm, seed, root, warm)
     run_dir = Path(args.save_path) / args.wb_run_name
     if (run_dir / RESULT).is_file():
@@ -213,7 +216,6 @@ def run_arm(study: Study, arm: Arm, seed: int, root: Path) -> dict:
             trainer.run()
     final = run_dir / MODELS_DIR / step_dir_name(saved_steps(run_dir)[-1])
     after = sweep(study, args, final, run_dir / "heldout" / final.name, seed)
-    before = sweep(study, args, warm, root / study.name / "warm" / f"{warm.name}-heldout", seed) if warm else None
     files = RunFiles(run_dir)
     result = {
         "arm": arm.name, "seed": seed, "run_dir": str(run_dir), "command": command_line(args),
