@@ -79,32 +79,80 @@ def play(
             return
 
 
+VERDICT_STYLE = {"pass": "green", "pass with warnings": "yellow", "FAIL": "red"}
+
+
 def check(
     ids: tyro.conf.Positional[list[str]] = [],  # noqa: B006 (tyro reads the default)
     all: bool = False,  # noqa: A002
     dir: Path | None = None,  # noqa: A002
     seeds: int = 20,
     max_level: int = 20,
+    in_process: bool = False,
+    tolerate_broken_files: bool = False,
+    time_limit: float = 120.0,
+    memory_mb: int = 1024,
 ) -> None:
-    """Check games with the env checker; prints a verdict table and exits non-zero if any fails."""
+    """Check games with the env checker; prints a verdict table and exits non-zero if any fails.
+
+    Args:
+        ids: Env ids to check.
+        all: Check every built-in game.
+        dir: Also check every game in this folder of .py files, each file and game in the sandbox.
+        seeds: Seeds per level.
+        max_level: The checker plays levels 1 to this.
+        in_process: Import --dir's files into this process instead of the sandbox (trusted code only).
+        tolerate_broken_files: Exit 0 even when a file of --dir fails to import or a game to construct.
+        time_limit: Seconds the sandbox gives each file's import and each game's check.
+        memory_mb: Memory the sandbox gives each job, in MB.
+    """
     from gymverse.env.checker import check_env
 
-    env_ids = _load_ids(list(ids), all, dir)
-    table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
-    table.add_column("id")
-    table.add_column("verdict")
-    table.add_column("failures")
-    failed = 0
+    levels = list(range(1, max_level + 1))
+    rows: list[tuple[str, str, str, list[str]]] = []  # id, file, verdict, problems
+    broken: list[str] = []
     with console.status("checking") as status:
-        for env_id in env_ids:
-            status.update(f"checking {env_id}")
-            report = check_env(env_id, levels=range(1, max_level + 1), seeds=seeds)
-            failed += not report.passed
-            problems = "; ".join(f"{r.name}: {r.detail}" for r in report.failures())
-            table.add_row(env_id, "[green]pass[/green]" if report.passed else "[red]FAIL[/red]", problems)
+        if ids or all or (dir and in_process):
+            def skipped(line: str) -> None:
+                broken.append(line)
+                console.print(line, markup=False)
+
+            from gymverse.evaluation.targets import resolve_env_ids
+
+            for env_id in resolve_env_ids(list(ids), all, dir if in_process else None, log=skipped):
+                status.update(f"checking {env_id}")
+                report = check_env(env_id, levels=levels, seeds=seeds)
+                rows.append((env_id, "", report.verdict, report.problems()))
+        if dir and not in_process:
+            from gymverse.sandbox import Limits, Sandbox, judge_folder
+
+            with Sandbox(Limits(seconds=time_limit, memory_mb=memory_mb)) as sandbox:
+                verdicts = judge_folder(dir, sandbox=sandbox, levels=levels, seeds=seeds, on_job=status.update)
+            if not any(v.games or v.error for v in verdicts):
+                raise BadInput(f"no games found in {dir}")
+            for verdict in verdicts:
+                if verdict.error:
+                    broken.append(verdict.file)
+                    rows.append(("-", verdict.file, "FAIL", [f"import {verdict.error}"]))
+                for game in verdict.games:
+                    broken += [game.env_id] if game.broken else []
+                    rows.append((game.env_id, game.file, game.verdict, game.problems()))
+    table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
+    table.add_column("id", overflow="fold")
+    if dir and not in_process:
+        table.add_column("file", overflow="fold")
+    table.add_column("verdict")
+    table.add_column("problems", overflow="fold")
+    for env_id, file, verdict, problems in rows:
+        cells = [env_id] + ([Path(file).name if file else ""] if dir and not in_process else [])
+        table.add_row(*cells, f"[{VERDICT_STYLE[verdict]}]{verdict}[/]", escape("\n".join(problems)))
     console.print(table)
+    failed = sum(verdict == "FAIL" for _, _, verdict, _ in rows) + sum(in_process for _ in broken)
+    refused = failed - (len(broken) if tolerate_broken_files else 0)
     if failed:
-        console.print(f"[red]{failed} of {len(env_ids)} envs failed[/red]")
+        console.print(f"[red]{failed} of {len(rows) + (len(broken) if in_process else 0)} failed[/red]"
+                      + (f" ({len(broken)} could not be imported or built)" if broken else ""))
+    if refused > 0:
         sys.exit(1)
 
 
