@@ -1,10 +1,12 @@
 """Judging files of games that are not ours: each file listed, each game checked or audited, in the sandbox."""
 
+import contextlib
+import dataclasses
 import re
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import gymverse
 from gymverse.env.checker import CheckReport
@@ -19,7 +21,13 @@ from gymverse.sandbox.server import Limits, Outcome
 OURS_AND_PYTHONS = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")}
                          | {str(Path(gymverse.__file__).parent)})
 CHECK_LEVELS = list(range(1, 11))
+AUDIT_LIMITS = Limits(seconds=600, memory_mb=1024)  # one game's whole audit
+IMPORT_SECONDS = 30.0  # the most a file's import may take, whatever a game's job may
 CHECK_SEEDS = 3
+
+
+def import_limits(limits: Limits) -> Limits:
+    return dataclasses.replace(limits, seconds=min(limits.seconds, IMPORT_SECONDS))
 
 
 def describe(outcome: Outcome) -> str:
@@ -99,7 +107,7 @@ def judge_files(
         for file in (Path(f).resolve() for f in files):
             if on_job:
                 on_job(f"importing {file.name}")
-            outcome = sandbox.run(list_games, str(file), limits=limits)
+            outcome = sandbox.run(list_games, str(file), limits=import_limits(limits or sandbox.limits))
             verdicts[file] = FileVerdict(str(file), error="" if outcome.ok else describe(outcome))
             if outcome.ok:
                 names[file] = [name for name, _ in outcome.value]
@@ -153,7 +161,7 @@ def folder_targets(folder: str | Path, sandbox: Sandbox, log: Callable[[str], No
     folder = Path(folder)
     listed = {}
     for file in (f.resolve() for f in env_files(folder)):
-        outcome = sandbox.run(list_games, str(file))
+        outcome = sandbox.run(list_games, str(file), limits=import_limits(sandbox.limits))
         if outcome.ok:
             listed[file] = dict(outcome.value)
         else:
@@ -181,11 +189,24 @@ def select_targets(
     return [target_for(env_id) for env_id in named] + found
 
 
-def audit_in(sandbox: Sandbox) -> Callable[[EnvTarget, AuditConfig], EnvAudit]:
+@contextlib.contextmanager
+def sandbox_for(folder: Path | None, in_process: bool = False, limits: Limits = AUDIT_LIMITS) -> Iterator[Sandbox | None]:
+    """A sandbox for the games of ``folder`` (closed afterwards), or None: no folder, or ``in_process``."""
+    if folder is None or in_process:
+        yield None
+        return
+    with Sandbox(limits) as sandbox:
+        yield sandbox
+
+
+def audit_in(sandbox: Sandbox | None) -> Callable[[EnvTarget, AuditConfig], EnvAudit]:
     """For ``run_audit(..., audit_one=audit_in(sandbox))``: folder games are audited in the sandbox.
 
     A game whose audit the sandbox stopped (a hang, an exit, memory) gets that as its problem.
+    Without a sandbox every game is audited in this process.
     """
+    if sandbox is None:
+        return audit_env
 
     def audit_one(target: EnvTarget, config: AuditConfig) -> EnvAudit:
         if not target.sandboxed:

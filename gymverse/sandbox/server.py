@@ -93,6 +93,20 @@ def _limit_memory(extra_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _die_with_limits(limits: Limits) -> None:
+    """Make sure a stray job cannot outlive its server: killed with its parent (Linux), and a CPU-time cap."""
+    import resource
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    cpu = int(limits.seconds) + 5
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+
+
 def _no_network(event: str, _args: tuple) -> None:
     if event in NETWORK_EVENTS:
         raise PermissionError("the sandbox has no network")
@@ -119,6 +133,7 @@ def _child(function: Any, args: tuple, kwargs: dict, limits: Limits, scratch: st
         os.environ.update(TMPDIR=scratch, HOME=scratch)
         tempfile.tempdir = scratch
         _limit_memory(limits.memory_mb)
+        _die_with_limits(limits)
         sys.addaudithook(_no_network)
         try:
             reply = ("ok", pickle.dumps(function(*args, **kwargs)), "")

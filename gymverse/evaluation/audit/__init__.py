@@ -108,11 +108,13 @@ def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
     try:
         plays = play_env(target, config)
     except Exception as error:  # the env cannot even be built (or reset) at level 1
-        return unmeasured(target, config, "crash", f"building the env: {type(error).__name__}: {error}")
+        reason = "memory" if isinstance(error, MemoryError) else "crash"
+        return unmeasured(target, config, reason, f"building the env: {type(error).__name__} {error}".strip())
     audit = EnvAudit(target.env_id, target.domain, plays)
     if "correctness" in config.sections:
         checker_levels = list(range(1, config.checker_max_level + 1))
-        audit.correctness = audit_correctness(target, plays, checker_levels, config.checker_seeds)
+        audit.correctness = audit_correctness(target, plays, checker_levels, config.checker_seeds,
+                                              config.episode_time_s)
     if "difficulty" in config.sections:
         audit.difficulty = audit_difficulty(target.env_id, plays)
     return audit

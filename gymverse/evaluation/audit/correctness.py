@@ -3,7 +3,7 @@
 import random
 from dataclasses import dataclass, field
 
-from gymverse.env.checker import check_env
+from gymverse.env.checker import check_env, time_limit
 from gymverse.env.players import random_move
 from gymverse.env.success import episode_success
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, replay
@@ -50,6 +50,7 @@ def rewards_without_progress(target: EnvTarget, level: int, seed: int) -> list[f
 
 def audit_correctness(
     target: EnvTarget, plays: list[LevelPlay], checker_levels: list[int], checker_seeds: int,
+    episode_time_s: float = 10.0,
 ) -> Correctness:
     """Check ``target`` with the env checker and read the agents' ``plays`` for reward and replay faults."""
     result = Correctness()
@@ -94,7 +95,11 @@ def audit_correctness(
 
     for level in sorted({p.level for p in plays}):
         try:
-            paid = rewards_without_progress(target, level, seed=level)
+            with time_limit(episode_time_s):
+                paid = rewards_without_progress(target, level, seed=level)
+        except TimeoutError as error:
+            problem("hang", f"repeating one move at level {level}: {error}")
+            continue
         except Exception as error:
             problem("crash", f"repeating one move at level {level}: {type(error).__name__}: {error}")
             continue
@@ -108,7 +113,11 @@ def audit_correctness(
         if first is None:
             continue
         try:
-            again = replay(target, level_play.level, first)
+            with time_limit(episode_time_s):
+                again = replay(target, level_play.level, first)
+        except TimeoutError as error:
+            problem("hang", f"replaying {level_play.agent} at level {level_play.level}: {error}")
+            continue
         except Exception as error:
             problem("crash", f"replaying {level_play.agent} at level {level_play.level}: "
                     f"{type(error).__name__}: {error}")
