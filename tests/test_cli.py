@@ -63,6 +63,7 @@ def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
         (["eval", "gymverse:Codelock", "--policy", "oracle"], "(did you mean gymverse:CodeLock?)"),
         (["sft", "--env-id", "gymverse:GridCourier|gymverse:MailSortr"], "--env-id: unknown environment id"),
         (["sft", "--difficulty", "1|two"], "--difficulty '1|two'"),
+        (["sft", "--device", "gpu:0"], "--device 'gpu:0'"),
         (["play", "gymverse:PeakFinder", "--complexity", "0"], "--complexity"),
         (["sft", "--pretrain", "/no/such/model"], "--pretrain '/no/such/model' is not a Hugging Face model folder"),
     ],
