@@ -12,7 +12,7 @@ from rich.table import Table
 
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
-from gymverse.train.sft import sft_command
+from gymverse.run.sft import sft_command
 
 console = Console()
 
