@@ -12,7 +12,7 @@ from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
-from gymverse.train.sft import sft_command
+from gymverse.run.sft import sft_command
 
 
 def _say(line: str) -> None:
