@@ -6,15 +6,13 @@ from pathlib import Path
 from typing import Callable
 
 import tyro
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.train.sft import sft_command
-
-console = Console()
 
 
 def _load_ids(ids: list[str], all_: bool, folder: Path | None) -> list[str]:
@@ -58,7 +56,7 @@ def play(
     observation, info = env.reset(seed=seed)
     console.print(observation, markup=False)
     while True:
-        console.print(f"[dim]{info.get('suffix', '')}[/dim]")
+        console.print(info.get("suffix", ""), style="dim", markup=False)
         try:
             line = console.input("[bold]> [/bold]").strip()
         except (EOFError, KeyboardInterrupt):
@@ -130,6 +128,8 @@ def main(argv: list[str] | None = None) -> None:
             raise
         console.print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
+    except BrokenPipeError:  # the reader stopped early (`gymverse envs | head`): not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ from typing import Any, Iterable
 
 from gymverse.errors import BadInput
 
-# Header fields that may change between a run and its resumption (they do not change results).
-RESUMABLE_FIELDS = frozenset({"batch_instances", "device"})
+# Header fields that may change between a run and its resumption (they do not change results;
+# num_levels only chooses ``levels``, which the header holds).
+RESUMABLE_FIELDS = frozenset({"batch_instances", "device", "cpu_threads", "num_levels"})
 
 
 class RecordLog:

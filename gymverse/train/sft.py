@@ -158,15 +158,29 @@ def sft_command(
         device: Torch device.
         cpu_threads: Torch threads on a CPU (0: torch's default); small models are fastest on one.
     """
+    from gymverse.env import registered_ids
+    from gymverse.errors import BadInput, require_known
+    from gymverse.policy.tiny import not_a_model_folder, resolve_pretrain
+    from gymverse.rollout import split_env_ids
+
+    # Arguments first: a bad value is refused before torch and transformers load (seconds).
+    env_ids = split_env_ids(env_id)
+    require_known(env_ids, registered_ids(), flag="--env-id")
+    try:
+        levels = [int(level) for level in difficulty.split("|") if level.strip()]
+    except ValueError:
+        raise BadInput(f"--difficulty {difficulty!r}: write complexity levels joined by |, e.g. 1|2|3") from None
+    if not levels or min(levels) < 1:
+        raise BadInput(f"--difficulty {difficulty!r}: give levels >= 1, e.g. 1|2|3")
+    problem = not_a_model_folder(pretrain)
+    if problem:
+        raise BadInput(f"--pretrain {problem}")
+
     import torch
     from transformers import AutoTokenizer
 
     from gymverse.policy.hf import load_causal_lm
-    from gymverse.policy.tiny import resolve_pretrain
-    from gymverse.rollout import split_env_ids
 
-    env_ids = split_env_ids(env_id)
-    levels = [int(level) for level in difficulty.split("|") if level.strip()]
     path = resolve_pretrain(pretrain)
     if device == "cpu" and cpu_threads > 0:
         torch.set_num_threads(cpu_threads)
