@@ -17,9 +17,9 @@ from gymverse.policy.base import Generation
 UNIFORM = "uniform"
 
 
-def spec_text(spec: GameSpec) -> str:
-    """A spec as the compact JSON the environment policy writes (params only when it sets some)."""
-    value: dict[str, Any] = {"game": spec.game, "complexity": spec.complexity}
+def spec_text(spec: GameSpec, short: bool = False) -> str:
+    """A spec as compact JSON (params and seed only when set; ``short``: the game's name without its namespace)."""
+    value: dict[str, Any] = {"game": spec.game.split(":")[-1] if short else spec.game, "complexity": spec.complexity}
     if spec.params:
         value["params"] = spec.params
     if spec.seed is not None:
@@ -31,14 +31,14 @@ def game_prompt(game: str, info: GameInfo, success: Mapping[int, float]) -> str:
     """The environment policy's prompt for one game; ``success``: the agent's latest rate per complexity."""
     params = ", ".join(f"{name} {low}..{high}" for name, (low, high) in info.ranges.items()) or "none"
     seen = ", ".join(f"c{level} {rate:.2f}" for level, rate in sorted(success.items())[-6:]) or "none yet"
-    return (f"Write a task for the agent as JSON with keys game, complexity, seed and optionally params.\n"
-            f"game: {game}; complexity: 1..{info.highest}; params: {params}\n"
-            f"agent success: {seen}\n")
+    return (f"Task JSON (game, complexity; optional seed, params)\ngame: {game}; complexity: 1..{info.highest}\n"
+            f"params: {params}\nagent success: {seen}\n")
 
 
 def random_spec(rng: random.Random, game: str, info: GameInfo) -> GameSpec:
-    """A uniformly random valid spec of ``game``: complexity in [1, highest], a seed, no parameter fixed."""
-    return GameSpec(game, rng.randint(1, info.highest), {}, rng.randrange(1_000_000))
+    """A uniformly random valid spec of ``game``: complexity in [1, highest], no parameter fixed, no seed (the
+    loop derives one)."""
+    return GameSpec(game, rng.randint(1, info.highest))
 
 
 class UniformSpecs:
@@ -65,6 +65,6 @@ def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> li
         game = names[k % len(names)]
         levels = rng.sample(range(1, games[game].highest + 1), rng.randint(0, min(3, games[game].highest)))
         success = {level: rng.choice((0.0, 0.25, 0.5, 0.75, 1.0)) for level in levels}
-        pairs.append((game_prompt(game, games[game], success), spec_text(random_spec(rng, game, games[game]))))
+        pairs.append((game_prompt(game, games[game], success), spec_text(random_spec(rng, game, games[game]), short=True)))
     return pairs
 
