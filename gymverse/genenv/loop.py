@@ -30,12 +30,12 @@ from gymverse.genenv.rewards import env_reward_fn
 from gymverse.genenv.scoring import WrittenTask, group_advantages, score, summary
 from gymverse.genenv.sides import Side, env_settings, load_side, prompt_text
 from gymverse.run.checkpoints import (
-    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, save_checkpoint,
-    save_trainer_state, step_dir_name,
+    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
+    save_checkpoint, save_trainer_state, step_dir_name,
 )
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import derive_seed
-from gymverse.train.update import PolicyUpdate
+from gymverse.train.update import PolicyUpdate, prepare_torch
 
 LOGS = ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl")
 ENV_DIR = "env_policy"
@@ -48,9 +48,7 @@ class GenEnvRun:
         self.run_dir = resolve_run_dir(args.save_path, args.wb_run_name, args.resume)
         self.files = RunFiles(self.run_dir, extra_logs=LOGS)
         self.state = load_trainer_state(self.run_dir) if args.resume else None
-        self.seed = self.state["seed"] if self.state else (
-            int(time.time() * 1000) % 2**31 if args.rnd_seed else args.seed
-        )
+        self.seed = run_seed(args, self.state)
         self.step = self.state["step"] if self.state else 0
         self.reward_fn = env_reward_fn(args.env_reward, args.alpha, args.env_beta)
         self.pending: list[Any] = []  # the environment policy's samples waiting for the epoch's update
@@ -58,17 +56,11 @@ class GenEnvRun:
 
     # -- setup ----------------------------------------------------------------------------------
     def setup(self) -> None:
-        import torch
-        import transformers
-
         from gymverse.genenv.dataset_space import DatasetSpace
         from gymverse.genenv.game_space import GameSpace
 
-        transformers.utils.logging.disable_progress_bar()
         args = self.args
-        if args.device == "cpu" and args.cpu_threads > 0:
-            torch.set_num_threads(args.cpu_threads)
-        torch.manual_seed(self.seed)
+        prepare_torch(args.device, args.cpu_threads, self.seed)
         games = args.task_space == "games"
         self.space = GameSpace(args, self.seed) if games else DatasetSpace(args, self.seed)
         if not self.state:

@@ -9,6 +9,7 @@ the validity penalty and never stops the run. Every valid spec is solvable: the 
 """
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,10 +42,9 @@ class SpecCheck:
     reason: str | None = None  # why the reply is not a valid spec
 
 
-def last_json_object(text: str) -> dict[str, Any] | None:
-    """The last JSON object in ``text`` (code fences and surrounding prose allowed), or None."""
+def json_values(text: str) -> Iterator[Any]:
+    """Every JSON value that starts at a ``{`` of ``text`` and is not inside an earlier one, in order."""
     decoder = json.JSONDecoder()
-    found = None
     index = text.find("{")
     while index >= 0:
         try:
@@ -52,9 +52,16 @@ def last_json_object(text: str) -> dict[str, Any] | None:
         except json.JSONDecodeError:
             index = text.find("{", index + 1)
             continue
+        yield value
+        index = text.find("{", end)
+
+
+def last_json_object(text: str) -> dict[str, Any] | None:
+    """The last JSON object in ``text`` (code fences and surrounding prose allowed), or None."""
+    found = None
+    for value in json_values(text):
         if isinstance(value, dict):
             found = value
-        index = text.find("{", end)
     return found
 
 

@@ -21,8 +21,8 @@ from typing import Any
 from gymverse.policy.hf import load_causal_lm
 from gymverse.policy.tiny import TINY
 from gymverse.run.checkpoints import (
-    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, save_checkpoint,
-    save_trainer_state, step_dir_name,
+    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
+    save_checkpoint, save_trainer_state, step_dir_name,
 )
 from gymverse.run.config import eval_levels, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.curriculum import CurriculumDriver, apply_levels
@@ -31,7 +31,7 @@ from gymverse.run.files import RunFiles
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, take, turn_samples
 from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs
-from gymverse.train.update import PolicyUpdate
+from gymverse.train.update import PolicyUpdate, prepare_torch
 
 
 def advantages_of(samples: list[TurnSample], table, norm_return: bool) -> list[float]:
@@ -49,26 +49,18 @@ class Trainer:
         self.run_dir = resolve_run_dir(args.save_path, args.wb_run_name, args.resume)
         self.files = RunFiles(self.run_dir)
         self.state = load_trainer_state(self.run_dir) if args.resume else None
-        self.seed = self.state["seed"] if self.state else (
-            int(time.time() * 1000) % 2**31 if args.rnd_seed else args.seed
-        )
+        self.seed = run_seed(args, self.state)
         self.step = self.state["step"] if self.state else 0
         self.wandb = None
 
     # -- setup ----------------------------------------------------------------------------------
     def setup(self) -> None:
-        import torch
-        import transformers
-
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
         from gymverse.rollout import make_env_group
 
-        transformers.utils.logging.disable_progress_bar()
         args = self.args
-        if args.device == "cpu" and args.cpu_threads > 0:
-            torch.set_num_threads(args.cpu_threads)
-        torch.manual_seed(self.seed)
+        prepare_torch(args.device, args.cpu_threads, self.seed)
         if self.state:
             start_model, self.reference_path = self.run_dir / self.state["checkpoint"], self.state["reference"]
         else:

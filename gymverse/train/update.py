@@ -15,6 +15,17 @@ from typing import Any, Sequence
 from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
 
 
+def prepare_torch(device: str, cpu_threads: int, seed: int) -> None:
+    """Seed torch, cap its CPU threads (``cpu_threads`` > 0 on a CPU) and quiet transformers' progress bars."""
+    import torch
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    if device == "cpu" and cpu_threads > 0:
+        torch.set_num_threads(cpu_threads)
+    torch.manual_seed(seed)
+
+
 class PolicyUpdate:
     """PPO-clip updates of ``model``. ``settings`` holds the trainer's flags (learning_rate, adam_beta_1/2, l2,
     lr_scheduler, lr_warmup_ratio, num_ppo_epochs, train_batch_size(_per_device), temperature, cliprange,
