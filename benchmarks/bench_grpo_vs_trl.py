@@ -101,7 +101,7 @@ def main() -> None:
         print(f"{name:16s} {tokens / seconds:8.1f} reply tokens/s   ({tokens} tokens in {seconds:.1f} s)")
     print(f"gymverse's time: {ours[1] - ours[2]:.1f} s generating, {ours[2]:.1f} s updating")
     print(f"ratio (gymverse / TRL): {(ours[0] / ours[1]) / (theirs[0] / theirs[1]):.2f}x")
-    print("uptime:", " ".join(open("/proc/loadavg").read().split()[:3]) if Path("/proc/loadavg").exists() else "n/a")
+    print("load average:", " ".join(open("/proc/loadavg").read().split()[:3]) if Path("/proc/loadavg").exists() else "n/a")
 
 
 if __name__ == "__main__":
