@@ -111,3 +111,16 @@ def test_the_envs_readme_example_is_a_valid_game(tmp_path, capsys):
     code, out = run(["check", "--dir", str(tmp_path), "--seeds", "3"], capsys)
     assert code == 0 and "pass" in out
     assert "FAIL" not in out and "skipped" not in out
+
+
+def test_sft_trains_on_the_cpu_threads_it_is_given(tiny_dir, tmp_path, capsys):
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        code, out = run(["sft", "--pretrain", str(tiny_dir), "--env-id", "gymverse:PeakFinder", "--episodes", "1",
+                         "--difficulty", "1", "--epochs", "1", "--cpu-threads", "1", "--output", str(tmp_path)], capsys)
+        assert code == 0 and torch.get_num_threads() == 1, out
+    finally:
+        torch.set_num_threads(before)

@@ -19,7 +19,7 @@ from gymverse.genenv.sides import Side
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable
-from gymverse.run.plan import derive_seed, take, turn_samples
+from gymverse.run.plan import derive_seed, step_samples
 
 
 class GameSpace:
@@ -78,8 +78,7 @@ class GameSpace:
         from gymverse.train.loop import advantages_of
 
         args = self.args
-        samples = take(turn_samples(episodes, args.gamma, args.keep_generation_failed), args.rollout_batch_size,
-                       random.Random(derive_seed(self.seed, step, 98)))
+        samples = step_samples(args, episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
         return samples, advantages_of(samples, self.table, args.norm_return)
 
     def agent_metrics(self, tasks: list[WrittenTask], episodes: list[Any]) -> dict[str, Any]:

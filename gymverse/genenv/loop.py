@@ -97,16 +97,16 @@ class GenEnvRun:
     def _starts(self) -> tuple[str, str | None]:
         """What the agent and the environment policy start from: on resume what the state names, else their
         specs, warm-started when they are the untrained tiny model (None: no environment model is used)."""
-        from gymverse.policy.tiny import TINY
-        from gymverse.run.config import train_env_ids
-        from gymverse.train.loop import warm_start
+        from gymverse.policy.tiny import TINY, resolve_pretrain
+        from gymverse.run.sft import warm_start
 
         args = self.args
         if self.state:
             return self._saved_model("agent"), self._saved_model("env")
         agent = args.pretrain
         if args.task_space == "games" and (args.pretrain == TINY or Path(args.pretrain).is_dir()):
-            agent = str(warm_start(args, train_env_ids(args), self.run_dir, self.seed, self.progress))
+            agent = str(warm_start(args, resolve_pretrain(args.pretrain), self.run_dir / "sft_model", self.seed,
+                                   args.device, self.progress))
         if not args.genenv_enable or (args.task_space == "games" and args.env_model == UNIFORM):
             return agent, None
         episodes = args.env_sft_episodes if args.env_sft_episodes >= 0 else (
@@ -130,7 +130,7 @@ class GenEnvRun:
 
         from gymverse.policy.hf import load_causal_lm
         from gymverse.policy.tiny import resolve_pretrain
-        from gymverse.train.sft import train_on_demonstrations
+        from gymverse.run.sft import train_on_demonstrations
 
         args = self.args
         path = resolve_pretrain(args.env_model)

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from gymverse.policy.hf import load_causal_lm
-from gymverse.policy.tiny import TINY
 from gymverse.run.checkpoints import (
     load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
     save_checkpoint, save_trainer_state, step_dir_name,
@@ -29,8 +28,9 @@ from gymverse.run.curriculum import CurriculumDriver, apply_levels
 from gymverse.run.env_table import per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.figures import plot_training_curves, print_summary
-from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, take, turn_samples
-from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs
+from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, step_samples
+from gymverse.run.sft import warm_start
+from gymverse.train.args import TrainArgs
 from gymverse.train.update import PolicyUpdate, prepare_torch
 
 
@@ -65,7 +65,9 @@ class Trainer:
             start_model, self.reference_path = self.run_dir / self.state["checkpoint"], self.state["reference"]
         else:
             self._write_config()
-            start_model = self.reference_path = str(warm_start(args, self.env_ids, self.run_dir, self.seed, self.progress))
+            start_model = self.reference_path = str(warm_start(
+                args, resolve_pretrain(args.pretrain), self.run_dir / "sft_model", self.seed, args.device, self.progress,
+            ))
         self.policy = HFPolicy(
             start_model, temperature=args.temperature, top_p=args.top_p, max_model_len=args.max_model_len,
             generate_max_length=args.generate_max_length, device=args.device, seed=self.seed, stop_at_box=True,
@@ -133,8 +135,7 @@ class Trainer:
             self.files.log_episodes(step, eps)
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
             self.files.save_trajectories(step, all_episodes)
-        samples = take(turn_samples(all_episodes, args.gamma, args.keep_generation_failed), args.rollout_batch_size,
-                       random.Random(derive_seed(self.seed, step, 98)))
+        samples = step_samples(args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
         advantages = advantages_of(samples, self.curriculum.table, args.norm_return)
         stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
@@ -223,37 +224,6 @@ class Trainer:
             print(f"Training curves: {figure}")
         print_summary(self.files, self.env_ids)
         return self.run_dir
-
-
-def warm_start(args: TrainArgs, env_ids: list[str], run_dir: Path, seed: int, progress: bool = True) -> Path:
-    """The model RL starts from: ``--pretrain``, after SFT on solver demonstrations of ``env_ids`` (``--sft_episodes``
-    per game; -1 = only for the untrained tiny model), saved in ``run_dir/sft_model``."""
-    from gymverse.policy.tiny import resolve_pretrain
-
-    pretrain = resolve_pretrain(args.pretrain)
-    episodes = args.sft_episodes
-    if episodes < 0:
-        episodes = SFT_EPISODES_FOR_TINY if args.pretrain == TINY else 0
-    if episodes == 0:
-        return pretrain
-    import torch
-    from transformers import AutoTokenizer
-
-    from gymverse.train.sft import collect_demonstrations, train_on_demonstrations
-
-    tokenizer = AutoTokenizer.from_pretrained(pretrain)
-    model = load_causal_lm(pretrain, torch.float32, args.device)
-    levels = list(range(args.train_difficulty, args.train_difficulty + args.sft_levels))
-    pairs = collect_demonstrations(env_ids, episodes, levels, args.prompt_template,
-                                   wrappers_spec(args.wrappers), tokenizer, seed=derive_seed(seed, 7))
-    result = train_on_demonstrations(model, tokenizer, pairs, args.sft_epochs, args.sft_batch_size,
-                                     args.sft_learning_rate, seed=seed, progress=progress)
-    print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
-          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
-    out = Path(run_dir) / "sft_model"
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
 
 
 def start_wandb(args: Any, run_dir: Path, run_id: str | None) -> Any:
