@@ -40,8 +40,11 @@ class GenEnvArgs(TrainArgs):
     env_prompt_template: Literal["chat", "no"] = "chat"
     """chat: the environment model's chat template (plain text when it has none); no: the prompt as it is."""
     env_learning_rate: float = 1e-4
+    """Learning rate of the environment policy's updates (the agent's is --learning_rate)."""
     env_temperature: float = 1.0
+    """Sampling temperature of the environment policy."""
     env_generate_max_length: int = 96
+    """Longest reply of the environment policy, in tokens."""
     env_sft_episodes: int = -1
     """games: warm-start the environment policy on this many uniformly random valid specs (-1: 400 for tiny, else 0)."""
 
@@ -77,10 +80,12 @@ class GenEnvArgs(TrainArgs):
     task_parser: Optional[str] = None
     """module:function reading (task, answer) from the environment policy's reply; default: New Task / New Answer."""
 
-    # The agent's defaults for co-evolution (the native trainer's are its PERPO demo's).
     wb_run_name: str = "genenv"
+    """Run name: the run folder is <save_path>/<wb_run_name>."""
     evolve: bool = False
+    """No complexity curriculum: in co-evolution the environment policy chooses complexities."""
     max_difficulty: int = 10
+    """Highest complexity a spec may ask for (also capped by each game's own highest)."""
 
 
 GENENV_KEYS = {
