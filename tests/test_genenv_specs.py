@@ -25,12 +25,10 @@ def infos():
     return {game: game_info(game, cap=10) for game in GAMES}
 
 
-def test_a_valid_spec_reads_with_its_declared_parameters(infos):
-    (name, (low, high)), *_ = infos["gymverse:MailSorter"].ranges.items()
-    text = f'Sure! ```json\n{{"game": "MailSorter", "complexity": 4, "params": {{"{name}": {high}}}, "seed": 7}}\n```'
+def test_a_valid_spec_reads(infos):
+    text = 'Sure! ```json\n{"game": "MailSorter", "complexity": 4, "seed": 7}\n```'
     check = read_spec(text, infos)
-    assert check.reason is None
-    assert check.spec == GameSpec("gymverse:MailSorter", 4, {name: high}, 7)
+    assert check.reason is None and check.spec == GameSpec("gymverse:MailSorter", 4, {}, 7)
     assert infos["gymverse:MailSorter"].highest == 10  # the run's --max_difficulty caps the game's own 20+
 
 
@@ -45,19 +43,15 @@ def test_a_valid_spec_reads_with_its_declared_parameters(infos):
     ('{"game": "GridCourier", "complexity": 2, "seed": -4}', "seed -4"),
     ('{"game": "GridCourier", "complexity": 2, "params": {"colour": 3}}', "colour"),
     ('{"game": "GridCourier", "complexity": 2, "params": [1, 2]}', "not a JSON object"),
-    ('{"game": "GridCourier", "complexity": 2, "params": {"%s": 10000}}', "10000"),
-    ('{"game": "GridCourier", "complexity": 2, "params": {"%s": "big"}}', "big"),
     ('["GridCourier", 2]', "no JSON object"),
 ])
 def test_invalid_specs_say_why(infos, text, reason):
-    first_param = next(iter(infos["gymverse:GridCourier"].ranges))
-    check = read_spec(text.replace("%s", first_param), infos)
+    check = read_spec(text, infos)
     assert check.spec is None and reason in check.reason
 
 
-def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity_and_parameters(infos):
-    (name, (low, high)), *_ = infos["gymverse:MailSorter"].ranges.items()
-    specs = [GameSpec("gymverse:MailSorter", 3, {name: high}, 11), GameSpec("gymverse:GridCourier", 2, {}, 5),
+def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity(infos):
+    specs = [GameSpec("gymverse:MailSorter", 3, {}, 11), GameSpec("gymverse:GridCourier", 2, {}, 5),
              GameSpec("gymverse:MailSorter", 1, {}, 12)]
     played = play_specs(load_policy("epsilon:0.5", seed=0), specs, 3, "no")
     assert [len(episodes) for episodes in played] == [3, 3, 3]
