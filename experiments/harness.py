@@ -160,7 +160,7 @@ def warm_episodes(study: Study, arm: Arm) -> int:
 def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dict] | None:
     """The arm's warm-start model and its held-out sweep summary: SFT on solver demonstrations at level 1,
     built and swept once, and shared by the arms of the same games, so they start from the same weights."""
-    from gymverse.train.sft import sft_command
+    from gymverse.run.sft import sft_command
 
     target = warm_path(study, arm, seed, root)
     if target is None:
