@@ -168,7 +168,7 @@ def test_every_study_names_registered_games_and_arms_with_the_same_budget(study)
 
 
 def test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_done(micro_model, tmp_path, capsys):
-    argv = ["--quick", "--seeds", "0", "--pretrain", str(micro_model), "--root", str(tmp_path / "runs"),
+    argv = ["--quick", "--seeds", "0", "--jobs", "2", "--pretrain", str(micro_model), "--root", str(tmp_path / "runs"),
             "--out", str(tmp_path / "fig")]
     assert main(correctness.correctness_study, argv) == 0
     data = json.loads((tmp_path / "fig" / "results.json").read_text())
