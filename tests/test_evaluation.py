@@ -200,6 +200,7 @@ def evaluate_checkpoints():
     ([ENV, "--wrappers", "concat,nope"], "--wrappers: unknown wrapper(s) nope"),
     ([ENV, "--top-p", "0"], "--top-p must be in (0, 1]"),
     ([ENV, "--cpu-threads", "-1"], "--cpu-threads must be >= 0"),
+    ([ENV, "--device", "gpu"], "--device 'gpu': write cpu, cuda or cuda:N"),
     ([], "--all"),
 ])
 def test_eval_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, capsys, arguments, message):

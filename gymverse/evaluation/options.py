@@ -74,6 +74,7 @@ class SweepOptions:
         """Refuse values no sweep can use, naming the flag; cheap, so it runs before any model loads."""
         from gem.wrappers.wrapper_factory import WRAPPER_FACTORY
 
+        from gymverse.policy import check_device
         from gymverse.rollout import TEMPLATES
 
         if self.num_levels < 1:
@@ -98,5 +99,6 @@ class SweepOptions:
             raise BadInput(f"--temperature must be >= 0, got {self.temperature}")
         if not 0 < self.top_p <= 1:
             raise BadInput(f"--top-p must be in (0, 1], got {self.top_p}")
+        check_device(self.device)
         if self.cpu_threads < 0:
             raise BadInput(f"--cpu-threads must be >= 0 (0: torch's default), got {self.cpu_threads}")
