@@ -153,3 +153,13 @@ def test_every_flag_has_a_help_line_of_its_own(command, capsys, monkeypatch):
     for flag, text in entries.items():
         words = re.sub(r"\((default: .*?|required)\)", "", text).strip()
         assert re.search(r"[a-z]{3}", words), f"{command} {flag}: {text!r}"
+
+
+def test_did_you_mean_reads_case_namespaces_and_typos():
+    from gymverse.errors import closest
+
+    ids = ["gymverse:PeakFinder", "gymverse:KnightsAndKnaves", "rg:knights_knaves", "game:Sudoku-v0"]
+    assert closest("peakfinder", ids) == closest("PeakFinder", ids) == "gymverse:PeakFinder"
+    assert closest("gymverse:KnightsKnaves", ids) == "gymverse:KnightsAndKnaves"  # its own namespace first
+    assert closest("rg:knights-knaves", ids) == "rg:knights_knaves"
+    assert closest("gymverse:NoSuchGame", ids) is None and closest("xyz", ids) is None
