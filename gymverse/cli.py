@@ -12,6 +12,8 @@ from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
+from gymverse.genenv.cli import genenv_command
+from gymverse.genenv.cli import translate as translate_genenv
 from gymverse.run.sft import sft_command
 
 
@@ -125,6 +127,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "eval": eval_command,
     "audit": audit_command,
     "sft": sft_command,
+    "genenv": genenv_command,
     "train": train,
 }
 
@@ -141,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(train_main(argv[1:], prog="gymverse train"))
     try:
+        if argv[:1] == ["genenv"]:  # GenEnv's key=value overrides become flags
+            argv = ["genenv", *translate_genenv(argv[1:])]
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
     except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):

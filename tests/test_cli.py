@@ -144,7 +144,7 @@ def help_entries(text: str) -> dict[str, str]:
     return entries
 
 
-@pytest.mark.parametrize("command", ["envs", "play", "check", "eval", "audit", "sft"])
+@pytest.mark.parametrize("command", ["envs", "play", "check", "eval", "audit", "sft", "genenv"])
 def test_every_flag_has_a_help_line_of_its_own(command, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out = run([command, "--help"], capsys)
