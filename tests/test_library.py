@@ -152,7 +152,7 @@ def test_chosen_parameters_within_the_declared_ranges_start_games_the_solver_win
     ranges = game.param_ranges()
     chooser = random.Random(game.__name__)
     env = game()
-    for seed in range(8):
+    for seed in range(20):
         chosen = {name: chooser.randint(low, high) if isinstance(low, int) else chooser.uniform(low, high)
                   for name, (low, high) in ranges.items() if chooser.random() < 0.7}
         env.set_complexity(chooser.choice([1, 5, 10, 20]))

@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, count
 from typing import NamedTuple
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, split_command, win
@@ -114,15 +114,18 @@ class Battleship(EvolvableEnv):
         need = self._solver_need()  # luck matters in the hunt, so the spare grows with the search
         self.budget = need + math.ceil(need * self.params["spare_percent"] / 100)
         self._start_fight()
-        return OPENING % (self.size, self.size, self.size - 1, ", ".join(map(str, lengths)), self.budget)
+        lengths = ", ".join([str(len(ship)) for ship in self.ships])
+        return OPENING % (self.size, self.size, self.size - 1, lengths, self.budget)
 
     def _place(self, lengths: list[int]) -> list[Ship]:
-        while True:  # restart the whole fleet on the rare dead end
+        for attempt in count():
             fleet, blocked = [], 0
             for length in lengths:
                 ship = self._fit(self.sea.placements[length], blocked)
                 if ship is None:
-                    break
+                    if attempt < 50:
+                        break  # restart the whole fleet on the rare dead end
+                    continue  # parameters chosen for a fleet this sea cannot hold: the ship is left out
                 fleet.append(ship)
                 blocked |= ship.halo
             else:

@@ -66,7 +66,7 @@ def param_ranges(spec: ParamSpec, highest: int) -> dict[str, tuple[int | float, 
     ranges = {}
     for name, (first, tenth) in spec.items():
         integer = isinstance(first, int) and isinstance(tenth, int)
-        ends = [max(0, round(v) if integer else v) for v in (first, line_value(first, tenth, highest))]
+        ends = [max(0, round(v)) if integer else max(0.0, float(v)) for v in (first, line_value(first, tenth, highest))]
         ranges[name] = (min(ends), max(ends))
     return ranges
 
