@@ -60,7 +60,7 @@ def test_library_has_six_games_in_each_domain():
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_game_passes_the_checker_at_levels_1_to_20(game):
     report = check_env(f"gymverse:{game.__name__}", levels=range(1, 21), seeds=20)
-    assert report.passed, str(report)
+    assert report.verdict == "pass", str(report)  # built-in games earn no warning either
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)

@@ -9,26 +9,23 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.errors import BadInput
 from gymverse.oat.actor_policy import ActorPolicy
-from gymverse.oat.curriculum_sync import CurriculumOwner, levels_from_array, levels_to_array
-from gymverse.oat.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
-from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
+from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys, split_evenly
 from gymverse.oat.ledger import ActorLedger
-from gymverse.oat.schedule import env_group_seed, split_evenly, step_env_ids
-from gymverse.oat.settings import eval_settings, learner_world_size, prepare_args, prompt_slots
-from gymverse.oat.transitions import (
-    STEP_INFO_KEYS, TRANSITION_FIELDS, play_until, step_info, take, trainable, turn_records,
-)
+from gymverse.oat.settings import global_actor_id, gpu_split, learner_world_size, prepare_args, prompt_slots
+from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, play_step, step_info, transition_fields
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.rollout import Episode, Turn, collect_episodes, make_env_group
-from gymverse.errors import BadInput
-from gymverse.train.args import EnvArgs
-from gymverse.train.run_files import RunFiles
+from gymverse.run.config import RunConfig
+from gymverse.run.env_table import EnvTable, per_env_advantages
+from gymverse.run.files import RunFiles
+from gymverse.run.plan import env_group_seed, play_until, plan_step, take, turn_samples
 
 ENV = "gymverse:PeakFinder"
 
@@ -44,47 +41,7 @@ def episode(env_id: str, rewards: list[float], success: bool = False, complexity
     return Episode(env_id, complexity, turns, success, float(sum(rewards)), len(turns), ended_by)
 
 
-# ---------------------------------------------------------------- per-environment advantages
-
-def test_env_table_rows_follow_the_training_order_whatever_was_played():
-    table = EnvTable(["a", "b", "c"])
-    moments = table.moments([1.0, 3.0], ["c", "c"])
-    assert moments.shape == (3, 3)
-    assert moments[:2].tolist() == [[0, 0, 0], [0, 0, 0]]
-    assert moments[2].tolist() == [2, 4.0, 10.0]
-    assert table.moments_dict(moments) == {"c": (2, 4.0, 10.0)}
-    with pytest.raises(KeyError, match="not one of the training environments"):
-        table.moments([1.0], ["z"])
-    with pytest.raises(ValueError, match="unique"):
-        EnvTable(["a", "a"])
-
-
-def test_advantages_use_each_environments_moments_summed_over_ranks():
-    table = EnvTable(["easy", "hard"])
-    rank0 = ([1.0, 1.0, 0.0, 0.2], ["easy", "easy", "easy", "hard"])
-    rank1 = ([1.0, 0.0, 0.0, 0.0], ["easy", "hard", "hard", "hard"])
-
-    def all_reduce_from(other):
-        return lambda moments: moments + table.moments(*other)
-
-    adv0 = per_env_advantages(*rank0, table, all_reduce_from(rank1))
-    adv1 = per_env_advantages(*rank1, table, all_reduce_from(rank0))
-    whole_batch = normalize_per_env(rank0[0] + rank1[0], rank0[1] + rank1[1])
-    np.testing.assert_allclose(np.concatenate([adv0, adv1]), whole_batch)
-    # Not one global mean: normalizing the batch as a single group gives other values.
-    global_norm = normalize_per_env(rank0[0] + rank1[0], ["all"] * 8)
-    assert not np.allclose(whole_batch, global_norm)
-    # Nor each rank on its own.
-    assert not np.allclose(adv0, normalize_per_env(*rank0))
-
-
-def test_advantages_without_norm_return_are_the_returns():
-    table = EnvTable(["a"])
-    reduce_calls = []
-    out = per_env_advantages([0.5, 2.0], ["a", "a"], table, reduce_calls.append, normalize=False)
-    assert out.tolist() == [0.5, 2.0]
-    assert reduce_calls == []
-
+# ---------------------------------------------------------------- per-environment advantages across processes
 
 def _gloo_rank(rank: int, port: int, values, env_ids, out_path: str) -> None:
     import torch
@@ -122,63 +79,14 @@ def test_advantages_with_a_real_all_reduce_across_two_processes(tmp_path):
     np.testing.assert_allclose(got, expected)
 
 
-# ---------------------------------------------------------------- curriculum
-
-def evolve_args(**overrides) -> EnvArgs:
-    return EnvArgs(env_id="a|b", evolve=True, up_steps=2, down_steps=2, **overrides)
-
-
-def tally_of(table: EnvTable, **rates: tuple[int, int]) -> np.ndarray:
-    """rates: env -> (episodes, successes)."""
-    tally = np.zeros((len(table.env_ids), len(TALLY_COLUMNS)))
-    for env_id, (episodes, successes) in rates.items():
-        tally[table.row[env_id], :2] = episodes, successes
-    return tally
-
-
-def test_curriculum_owner_moves_each_env_on_the_summed_tally_of_all_actors():
-    table = EnvTable(["a", "b"])
-    owner = CurriculumOwner.from_args(table, evolve_args())
-    actor0 = tally_of(table, a=(4, 4), b=(4, 0))
-    actor1 = tally_of(table, a=(4, 3), b=(4, 1))
-    assert owner.advance(actor0 + actor1) == {"a": 1, "b": 1}  # a: 7/8 >= 0.8 once
-    assert owner.advance(actor0 + actor1) == {"a": 2, "b": 1}  # twice: up; b stays at the floor
-    # An env no actor played this step keeps its streak and level.
-    assert owner.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 1}
-    assert owner.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 2}
-
-
-def test_curriculum_owner_without_evolve_keeps_the_train_difficulty(tmp_path):
-    table = EnvTable(["a", "b"])
-    owner = CurriculumOwner.from_args(table, EnvArgs(env_id="a|b", train_difficulty=3, max_difficulty=5))
-    assert owner.advance(tally_of(table, a=(10, 10))) == {"a": 3, "b": 3}
-    owner.save(tmp_path)
-    assert not (tmp_path / "curriculum_state.json").exists()
-    assert owner.load(tmp_path) is False
-
-
-def test_curriculum_state_survives_a_restart(tmp_path):
-    table = EnvTable(["a", "b"])
-    first = CurriculumOwner.from_args(table, evolve_args())
-    first.advance(tally_of(table, a=(5, 5)))
-    first.save(tmp_path)
-    second = CurriculumOwner.from_args(table, evolve_args())
-    assert second.load(tmp_path)
-    assert second.advance(tally_of(table, a=(5, 5)))["a"] == 2  # the streak carried over
-
-
-def test_levels_cross_a_broadcast_as_an_array():
-    table = EnvTable(["a", "b", "c"])
-    levels = {"a": 3, "b": 1, "c": 12}
-    array = levels_to_array(table, levels)
-    assert array.shape == (3,)
-    assert levels_from_array(table, array) == levels
-
-
 # ---------------------------------------------------------------- turn records
 
-def test_turn_records_put_the_discounted_return_on_the_last_token():
-    records = turn_records(episode("g", [0.0, -0.1, 1.0]), gamma=0.5)
+def records_of(ep: Episode, gamma: float, ignore_no_eos: bool = False) -> list[dict]:
+    return [transition_fields(s, ignore_no_eos) for s in turn_samples([ep], gamma)]
+
+
+def test_transition_fields_put_the_discounted_return_on_the_last_token():
+    records = records_of(episode("g", [0.0, -0.1, 1.0]), gamma=0.5)
     assert [r["rewards"] for r in records] == [
         [0.0, 0.0, 0.5 * -0.1 + 0.25],
         [0.0, 0.0, -0.1 + 0.5],
@@ -188,41 +96,11 @@ def test_turn_records_put_the_discounted_return_on_the_last_token():
     assert records[0]["response_logprobs"] == [-0.5] * 3 and records[0]["prompt_ids"] == [1, 2]
 
 
-def test_turn_records_skip_empty_replies_and_mask_cut_ones_on_request():
+def test_transition_fields_skip_empty_replies_and_mask_cut_ones_on_request():
     ep = Episode("g", 1, [turn(0.0, n_tokens=0), turn(1.0, invalid=True)], True, 1.0, 2)
-    assert len(turn_records(ep, 1.0)) == 1
-    assert turn_records(ep, 1.0)[0]["loss_mask"] is True
-    assert turn_records(ep, 1.0, ignore_no_eos=True)[0]["loss_mask"] is False
-
-
-def test_play_until_cycles_the_envs_until_enough_trainable_turns():
-    calls = []
-
-    def play(env_id):
-        calls.append(env_id)
-        return [episode(env_id, [0.0, 1.0]), episode(env_id, [0.0] * 5, ended_by="context_overflow")]
-
-    episodes = play_until(["a", "b"], play, min_turns=5)
-    assert calls == ["a", "b", "a"]  # 2 trainable turns per call
-    assert len(episodes) == 6
-    assert play_until(["a", "b"], play, min_turns=5, keep_generation_failed=True) and calls[-2:] == ["a", "b"]
-    with pytest.raises(RuntimeError, match="fewer than the 1 a step needs"):
-        play_until(["a"], lambda e: [episode(e, [], ended_by="truncated")], min_turns=1, max_rounds=3)
-
-
-def test_trainable_drops_context_overflow_unless_kept():
-    overflow = episode("g", [0.0], ended_by="context_overflow")
-    assert not trainable(overflow) and trainable(overflow, keep_generation_failed=True)
-    assert trainable(episode("g", [0.0], ended_by="truncated"))
-
-
-def test_take_returns_exactly_count_distinct_records():
-    records = [{"i": i} for i in range(10)]
-    chosen = take(records, 4, random.Random(0))
-    assert len(chosen) == 4 and len({r["i"] for r in chosen}) == 4
-    assert chosen == sorted(chosen, key=lambda r: r["i"])
-    with pytest.raises(ValueError, match="need 11 turns"):
-        take(records, 11, random.Random(0))
+    assert len(records_of(ep, 1.0)) == 1
+    assert records_of(ep, 1.0)[0]["loss_mask"] is True
+    assert records_of(ep, 1.0, ignore_no_eos=True)[0]["loss_mask"] is False
 
 
 def test_step_info_has_the_same_keys_whatever_was_played():
@@ -237,22 +115,6 @@ def test_step_info_has_the_same_keys_whatever_was_played():
 
 
 # ---------------------------------------------------------------- schedule and evaluation plan
-
-def test_round_robin_plays_one_env_per_step_and_mixed_all():
-    ids = ["a", "b", "c"]
-    assert [step_env_ids(ids, s, "round_robin") for s in range(4)] == [["a"], ["b"], ["c"], ["a"]]
-    assert step_env_ids(ids, 7, "mixed") == ids
-    with pytest.raises(ValueError, match="round_robin or mixed"):
-        step_env_ids(ids, 0, "random")
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 8), st.integers(1, 5), st.integers(1, 16))
-def test_every_game_copy_on_every_actor_gets_its_own_seed(seed, actors, groups, num_env):
-    seeds = [env_group_seed(seed, a, g, groups, num_env) + i
-             for a in range(actors) for g in range(groups) for i in range(num_env)]
-    assert len(set(seeds)) == len(seeds)
-
 
 @given(st.integers(0, 1000), st.integers(1, 9))
 def test_split_evenly_shares_everything_fairly(total, parts):
@@ -284,47 +146,108 @@ def test_eval_metrics_have_fixed_keys_on_every_rank():
 # ---------------------------------------------------------------- flags
 
 @dataclass
-class FlagsStandIn(EnvArgs):
-    """EnvArgs plus the OAT flags prepare_args reads (the real class needs OAT installed)."""
+class FlagsStandIn(RunConfig):
+    """RunConfig plus the OAT-only flags prepare_args reads (the real class needs OAT installed)."""
 
-    critic_type: str = "drgrpo"
-    num_samples: int = 1
-    gpus: int = 4
-    collocate: bool = True
-    num_groups: int = 1
-    rollout_batch_size: int = 128
-    rollout_batch_size_per_device: int = 16
-    rnd_seed: bool = False
-    seed: int = 42
+    group_rank: int = 0
+    ignore_no_eos: bool = False
     algo: str = "DPO"
     oracle: str = "pairrm"
     prompt_data: str = "lkevinzc/tldr-with-sft-reference"
 
 
+def gymverse_flags(**changes) -> FlagsStandIn:
+    """GymVerse's documented layout: 4 collocated GPUs, 16 turns per device, 128 asked."""
+    return FlagsStandIn(**{"env_id": ENV, "gpus": 4, "collocate": True, "rollout_batch_size": 128,
+                           "rollout_batch_size_per_device": 16, "pi_buffer_maxlen_per_device": 16, **changes})
+
+
+def prepared(**changes) -> FlagsStandIn:
+    return prepare_args(gymverse_flags(**changes), visible_gpus="")
+
+
 def test_prepare_args_switches_off_prompt_data_and_oracle_and_sizes_the_rollout():
-    args = prepare_args(FlagsStandIn(env_id=ENV))
+    args = prepared()
     assert (args.algo, args.oracle, args.prompt_data) == ("PPO", "", "")
     assert args.rollout_batch_size == 64  # 16 per device on 4 collocated learners, as in GymVerse
-    assert prepare_args(FlagsStandIn(env_id=ENV, collocate=False)).rollout_batch_size == 32
+    assert prepared(collocate=False).rollout_batch_size == 32
     assert learner_world_size(FlagsStandIn(gpus=3, collocate=False, num_groups=2)) == 4
 
 
+def test_without_a_per_device_size_the_rollout_is_shared_by_the_learners():
+    args = prepared(rollout_batch_size=48, rollout_batch_size_per_device=None, pi_buffer_maxlen_per_device=None)
+    assert (args.rollout_batch_size, args.rollout_batch_size_per_device) == (48, 12)
+    with pytest.raises(BadInput, match="must divide among the 4 learner GPUs"):
+        prepared(rollout_batch_size=50, rollout_batch_size_per_device=None)
+
+
+def test_the_learner_buffer_holds_exactly_one_step():
+    assert prepared(pi_buffer_maxlen_per_device=None).pi_buffer_maxlen_per_device == 16
+    for other in (8, 32):  # fewer drops turns, more trains old turns again
+        with pytest.raises(BadInput, match="--pi_buffer_maxlen_per_device .* must equal"):
+            prepared(pi_buffer_maxlen_per_device=other)
+
+
+def test_the_learner_count_is_the_one_oat_starts():
+    # OAT places its processes on every GPU CUDA_VISIBLE_DEVICES lists: a --gpus that disagrees is refused.
+    with pytest.raises(BadInput, match="--gpus is 4 but CUDA_VISIBLE_DEVICES lists 8 GPUs"):
+        prepare_args(gymverse_flags(), visible_gpus="0,1,2,3,4,5,6,7")
+    assert prepare_args(gymverse_flags(gpus=8), visible_gpus="0,1,2,3,4,5,6,7").rollout_batch_size == 128
+    # OAT's split (get_program): the first half acts, the second learns; an odd count shares its middle GPU.
+    assert gpu_split(4, collocate=False) == ([0, 1], [2, 3])
+    assert gpu_split(3, collocate=False) == ([0, 1], [1, 2])
+    assert gpu_split(2, collocate=True) == ([0, 1], [0, 1])
+    assert learner_world_size(FlagsStandIn(gpus=1)) == 1  # the demo: one GPU acts and learns
+
+
+@pytest.mark.parametrize("gpus, collocate, per_actor, ok", [
+    (4, True, 2, True), (4, True, 4, True), (4, False, 2, True), (4, False, 4, False), (8, True, 3, False),
+])
+def test_gpus_per_actor_must_divide_the_actor_gpus(gpus, collocate, per_actor, ok):
+    flags = dict(gpus=gpus, collocate=collocate, num_gpus_per_actor=per_actor, rollout_batch_size_per_device=None,
+                 pi_buffer_maxlen_per_device=None)
+    if ok:
+        prepared(**flags)
+    else:
+        with pytest.raises(BadInput, match="--num_gpus_per_actor must be 1, 2, 4 or 8 and divide"):
+            prepared(**flags)
+
+
+def test_actor_ids_are_unique_across_groups():
+    args = FlagsStandIn(gpus=4, collocate=False, num_groups=3, num_gpus_per_actor=1)
+    ids = [global_actor_id(FlagsStandIn(**{**vars(args), "group_rank": group}), local)
+           for group in range(3) for local in range(2)]  # 2 actor GPUs per group
+    assert ids == [0, 1, 2, 3, 4, 5]
+
+
 def test_prepare_args_draws_the_random_seed_once_for_all_processes():
-    args = prepare_args(FlagsStandIn(env_id=ENV, rnd_seed=True), now_ns=lambda: 2**32 + 7)
+    args = prepare_args(gymverse_flags(rnd_seed=True), now_ns=lambda: 2**32 + 7, visible_gpus="")
     assert (args.seed, args.rnd_seed) == (7, False)
 
 
 @pytest.mark.parametrize("flags, message", [
     (dict(env_id="gymverse:NoSuchGame"), "unknown environment id"),
-    (dict(env_id=ENV, eval_envs="nope:Game"), "unknown environment id"),
-    (dict(env_id=ENV, critic_type="ppo"), "value critic"),
-    (dict(env_id=ENV, num_samples=4), "num_samples must be 1"),
-    (dict(env_id=ENV, eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
+    (dict(eval_envs="nope:Game"), "unknown environment id"),
+    (dict(critic_type="ppo"), "value critic"),
+    (dict(num_samples=4), "num_samples must be 1"),
+    (dict(eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
     (dict(env_id=""), "env_id is empty"),
 ])
 def test_prepare_args_rejects_what_cannot_run(flags, message):
     with pytest.raises(BadInput, match=message):
-        prepare_args(FlagsStandIn(**flags))
+        prepared(**flags)
+
+
+def test_both_backends_start_from_the_same_defaults():
+    """The demo and the short command run on OAT with the native trainer's defaults (OAT's own would stop them:
+    num_samples 2, 8 GPUs, beta 0.1 loading a reference model, learning rate 5e-7)."""
+    from gymverse.train.args import TrainArgs
+
+    args, native = prepare_args(FlagsStandIn(), visible_gpus=""), TrainArgs()
+    shared = ("num_samples", "beta", "learning_rate", "eval_steps", "gamma", "evolve", "pretrain", "rollout_batch_size",
+              "max_train", "generate_max_length", "lr_scheduler", "num_env", "wb_run_name")
+    assert {f: getattr(args, f) for f in shared} == {f: getattr(native, f) for f in shared}
+    assert (args.num_samples, args.beta, args.gpus, args.rollout_batch_size_per_device) == (1, 0.0, 1, 48)
 
 
 def test_the_learning_rate_schedule_spans_the_runs_optimizer_steps():
@@ -333,13 +256,6 @@ def test_the_learning_rate_schedule_spans_the_runs_optimizer_steps():
     scheduled = prompt_slots(args) * args.max_epochs // args.train_batch_size
     rollout, per_round = 64, 64 * args.num_ppo_epochs / args.train_batch_size  # optimizer steps per step
     assert scheduled == int(args.max_train / rollout * per_round)
-
-
-def test_eval_settings_default_to_the_training_ones():
-    args = FlagsStandIn(env_id="a|b", wrappers="concat", prompt_template="qwen3_game")
-    assert eval_settings(args) == {"a": ("concat", "qwen3_game"), "b": ("concat", "qwen3_game")}
-    args.eval_envs, args.eval_wrappers, args.eval_prompt_templates = "x|y", "none|concat", "no"
-    assert eval_settings(args) == {"x": ("", "no"), "y": ("concat", "no")}
 
 
 # ---------------------------------------------------------------- the actor's ledger
@@ -354,17 +270,32 @@ def test_ledger_writes_actor_lines_and_waits_for_the_next_levels(tmp_path):
     assert not (tmp_path / "actor_env_metrics.jsonl").exists()  # waits for the curriculum's answer
     assert sorted(p.name for p in (tmp_path / "trajectories").iterdir()) == ["actor3_step_00002.json"]
 
-    tally = ledger.take_tally()
+    tally = ledger.take_tally(1) + ledger.take_tally(2)
     assert tally[table.row["a"]].tolist() == [2, 1, 2, 1.0] and tally[table.row["b"]].tolist() == [1, 1, 2, 1.0]
-    assert not ledger.take_tally().any()
+    assert not ledger.take_tally(1).any()
 
-    ledger.close_steps({"a": 3, "b": 1})
+    ledger.close_steps({"a": 3, "b": 1}, step=2)
     metrics = RunFiles(tmp_path).read("actor_env_metrics.jsonl")
     assert [(m["step"], m["env_id"], m["complexity"], m["next_complexity"], m["actor_id"]) for m in metrics] == [
         (1, "a", 2, 3, 3), (2, "b", 1, 1, 3)]
     assert metrics[0]["mean_episode_success"] == 0.5
-    ledger.close_steps({"a": 3, "b": 1})
+    ledger.close_steps({"a": 3, "b": 1}, step=2)
     assert len(RunFiles(tmp_path).read("actor_env_metrics.jsonl")) == 2
+
+
+def test_with_asynchronous_actors_the_curriculum_answers_one_step_and_applies_between_steps(tmp_path):
+    """OAT's asynchronous collector starts step 2 before the learner answers step 1: step 1's tally and
+    summary stay step 1's, and the answer's levels wait until the actor starts its next step."""
+    table = EnvTable(["a"])
+    ledger = ActorLedger(table, RunFiles(tmp_path, actor_id=0))
+    ledger.record(1, [episode("a", [1.0], success=True)])
+    ledger.record(2, [episode("a", [0.0]), episode("a", [0.0])])  # played before the learner took step 1
+    assert ledger.take_tally(1)[0, :2].tolist() == [1, 1]
+    assert ledger.due_levels() is None
+    ledger.close_steps({"a": 2}, step=1)
+    assert [(m["step"], m["next_complexity"]) for m in RunFiles(tmp_path).read("actor_env_metrics.jsonl")] == [(1, 2)]
+    assert ledger.due_levels() == {"a": 2} and ledger.due_levels() is None  # applied once, by the next step
+    assert ledger.take_tally(2)[0, :2].tolist() == [2, 0]
 
 
 # ---------------------------------------------------------------- the actor's policy
@@ -407,18 +338,35 @@ def test_actor_policy_turns_vllm_outputs_into_generations(tokenizer):
     assert long.truncated
 
 
+def test_an_actor_serving_several_learner_ranks_returns_one_record_per_prompt(tokenizer, tmp_path):
+    """With --num_gpus_per_actor 2, OAT gives the actor the prompts of 2 learner ranks and splits the records
+    back in that proportion (oat/collectors/base.py): the step must return one record per prompt."""
+    policy = ActorPolicy(FakeVLLM(tokenizer, "\\boxed{read 0}"), tokenizer)
+    group = make_env_group(ENV, 2, complexity=1, seed=0)
+    args = FlagsStandIn(env_id=ENV, rollout_batch_size_per_device=8, num_gpus_per_actor=2)
+    ledger = ActorLedger(EnvTable([ENV]), RunFiles(tmp_path, actor_id=0))
+    gathered = [[""] * 8, [""] * 8]  # the prompt slots of the two ranks
+    prompts = [p for rank in gathered for p in rank]
+    records = play_step(args, [ENV], 1, len(prompts), lambda e, c: collect_episodes(policy, group, e, 2,
+                        tokenizer=tokenizer), ledger, random.Random(0))
+    assert len(records) % len(prompts) == 0  # OAT's assertions, as its collector makes them
+    assert len(records) == sum(len(rank) * (len(records) // len(prompts)) for rank in gathered)
+    assert all(set(r) == {*TRANSITION_FIELDS, "env_id", "info"} for r in records)
+    assert ledger.take_tally(1)[0, 0] > 0
+
+
 def test_actor_step_logic_on_a_real_game(tokenizer):
     """What Actor.step does, minus OAT: play, record, pick exactly one per-device batch of turns."""
     fake = FakeVLLM(tokenizer, "\\boxed{read 0}")
     policy = ActorPolicy(fake, tokenizer)
     group = make_env_group(ENV, 2, complexity=1, seed=env_group_seed(0, 1, 0, 1, 2))
 
-    def play(env_id):
+    def play(env_id, call):
         return collect_episodes(policy, group, env_id, num_episodes=2, tokenizer=tokenizer)
 
-    episodes = play_until([ENV], play, min_turns=20)
-    records = [r for e in episodes if trainable(e) for r in turn_records(e, gamma=0.9)]
-    batch = take(records, 20, random.Random(0))
+    episodes = play_until(plan_step([ENV], 1, "round_robin", turns=20), play)[ENV]
+    samples = take(turn_samples(episodes, gamma=0.9), 20, random.Random(0))
+    batch = [transition_fields(s) for s in samples]
     assert len(batch) == 20 and {r["env_id"] for r in batch} == {ENV}
     assert all(r["rewards"][-1] <= 0 for r in batch)  # re-reading one cell never wins
     assert all(len(r["rewards"]) == len(r["response_ids"]) == len(r["response_logprobs"]) for r in batch)

@@ -8,18 +8,18 @@ from gymverse.env.parsing import (
 )
 
 __all__ = [
-    "CommandTable", "EvolvableEnv", "Feedback", "InvalidAction", "between", "command_table", "distinct_draws", "extract_boxed",
-    "line_value", "lose", "parse_index", "parse_int", "pick", "sample_params", "split_command", "validate_complexity",
-    "win",
+    "CommandTable", "EvolvableEnv", "Feedback", "InvalidAction", "between", "command_table", "distinct_draws",
+    "extract_boxed", "line_value", "lose", "parse_index", "parse_int", "pick", "sample_params", "split_command",
+    "validate_complexity", "win",
 ]
 
 from gymverse.env.registry import (  # noqa: E402
     RebuildOnComplexity, RegistrationReport, builtin_env_classes, env_class, get_env_complexity, highest_complexity,
-    register_builtin_envs, register_env_dir, register_plugins, registered_ids, set_env_complexity,
+    register_env_dir, register_library, register_plugins, registered_ids, set_env_complexity,
 )
 
 __all__ += [
     "RebuildOnComplexity", "RegistrationReport", "builtin_env_classes", "env_class", "get_env_complexity",
-    "highest_complexity",
-    "register_builtin_envs", "register_env_dir", "register_plugins", "registered_ids", "set_env_complexity",
+    "highest_complexity", "register_env_dir", "register_library", "register_plugins", "registered_ids",
+    "set_env_complexity",
 ]
