@@ -46,7 +46,7 @@ class GenEnvArgs(TrainArgs):
     env_generate_max_length: int = 96
     """Longest reply of the environment policy, in tokens."""
     env_sft_episodes: int = -1
-    """games: warm-start the environment policy on this many uniformly random valid specs (-1: 400 for tiny, else 0)."""
+    """games: warm-start the environment policy on this many uniformly random valid specs (-1: 800 for tiny, else 0)."""
 
     env_reward: Literal["gaussian", "learnability", "uncertainty"] = "gaussian"
     """gaussian: GenEnv's exp(-beta (p - alpha)^2); learnability: 1 - p for 0 < p < 1 (Absolute Zero); uncertainty: 1 - 2|p - 0.5| (R-Zero)."""

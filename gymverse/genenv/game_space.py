@@ -63,8 +63,9 @@ class GameSpace:
         """Play every valid task ``--attempts`` times; set each one's ``p``; all the episodes."""
         args = self.args
         valid = [t for t in tasks if t.valid]
+        max_model_len = args.max_model_len if agent.tokenizer is not None else None  # scripted agents have no tokens
         played = play_specs(agent.policy, [t.task for t in valid], args.attempts, args.prompt_template,
-                            wrappers_spec(args.wrappers), agent.tokenizer, args.max_model_len) if valid else []
+                            wrappers_spec(args.wrappers), agent.tokenizer, max_model_len) if valid else []
         by_level: dict[tuple[str, int], list[float]] = defaultdict(list)
         for task, episodes in zip(valid, played):
             task.p = success_rate(episodes)

@@ -39,7 +39,7 @@ from gymverse.train.update import PolicyUpdate, prepare_torch
 
 LOGS = ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl")
 ENV_DIR = "env_policy"
-ENV_SFT_FOR_TINY = 400
+ENV_SFT_FOR_TINY = 800
 
 
 class GenEnvRun:
