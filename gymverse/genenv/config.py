@@ -34,7 +34,8 @@ class GenEnvArgs(TrainArgs):
     """games: agent steps per epoch."""
 
     env_model: str = "tiny"
-    """Environment policy: a policy spec (tiny, a Hugging Face folder, vllm:PATH, openai:URL#MODEL)."""
+    """Environment policy: a policy spec (tiny, a Hugging Face folder, vllm:PATH, openai:URL#MODEL); games also take
+    uniform (uniformly random valid specs) and curriculum (each game at the complexity --curriculum gives it)."""
     env_train: bool = True
     """Train the environment policy with R_env (endpoints are always prompted only: GenEnv's released behaviour)."""
     env_prompt_template: Literal["chat", "no"] = "chat"
