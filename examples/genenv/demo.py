@@ -1,13 +1,13 @@
 """GenEnv's claims in miniature, on CPU with tiny models: does a trained environment policy write tasks at the
 agent's edge, and does an agent trained on its tasks do better than one trained on random or curriculum tasks?
 
-    python examples/genenv/demo.py [--seeds 3] [--steps 20] [--output oat-output/genenv-demo]
+    python examples/genenv/demo.py [--seeds 3] [--steps 12] [--output oat-output/genenv-demo]
 
 1. Warm starts, shared by every run: the tiny agent on solver demonstrations of GridCourier and MailSorter at
    level 1 (as the PERPO demo), the tiny environment policy on uniformly random valid specs.
 2. For each seed, ``--steps`` steps of agent training on (a) uniformly random specs, (b) the alpha curriculum
    as a task writer, (c) the co-evolved environment policy (trained with R_env as it writes).
-3. Held-out sweep: each final agent's success at complexities 1 to 4 of both games (fresh seeds, temperature 1).
+3. Held-out sweep: each final agent's success at complexities 1 to 3 of both games (fresh seeds, temperature 1).
 4. Edge: the fraction of written tasks with |p - alpha| <= k_min, p measured by the co-evolved agent, for the
    trained environment policy, its warm start and uniform specs.
 
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 GAMES = "gymverse:GridCourier|gymverse:MailSorter"
+LEVELS = [1, 2, 3]  # the held-out sweep's complexities
 ARMS = {"uniform specs": "uniform", "alpha curriculum": "curriculum", "co-evolved": None}
 
 
@@ -29,27 +30,23 @@ def run_args(options, **changes):
 
     base = dict(env_id=GAMES, save_path=options.output, max_difficulty=options.max_difficulty, curriculum="alpha",
                 steps_per_epoch=options.steps, total_epochs=1, sft_episodes=0, env_sft_episodes=0, attempts=4,
-                env_prompts_per_step=2, num_generations_per_prompt=4, env_temperature=options.env_temperature)
+                env_prompts_per_step=2, num_generations_per_prompt=2, env_temperature=options.env_temperature)
     return GenEnvArgs(**{**base, **changes})
 
 
-def held_out_success(agent_path: str, levels: list[int], episodes: int, seed: int) -> dict[str, float]:
-    from gymverse.policy.hf import HFPolicy
-    from gymverse.rollout import collect_episodes, make_env_group, split_env_ids
+def held_out_success(agent_path: str, output: Path, instances: int, seed: int) -> float:
+    """Success of ``agent_path`` over complexities 1-3 of both games (the project's sweep, temperature 1)."""
+    from gymverse.evaluation.sweep import SweepConfig, run_sweep
+    from gymverse.rollout import split_env_ids
 
-    policy = HFPolicy(agent_path, temperature=1.0, max_model_len=512, generate_max_length=16, seed=seed,
-                      stop_at_box=True, num_threads=1)
-    results = {}
-    for k, game in enumerate(split_env_ids(GAMES)):
-        for level in levels:
-            group = make_env_group(game, episodes, "", complexity=level, seed=10_000 + 100 * seed + 10 * k + level)
-            played = collect_episodes(policy, group, game, episodes, template="no", max_model_len=512)
-            results[f"{game.split(':')[-1]} c{level}"] = sum(e.success for e in played) / len(played)
-    return results
+    config = SweepConfig(env_ids=split_env_ids(GAMES), policy=agent_path, levels=LEVELS, instances=instances,
+                         attempts=1, template="no", wrappers="", temperature=1.0, max_model_len=512,
+                         generate_max_length=16, seed=10_000 + seed)
+    return run_sweep(config, output)["overall"]["success_rate"]
 
 
 def edge_fraction(options, run_dir: Path, env_model: str, seed: int) -> float:
-    """The fraction of 16 tasks written by ``env_model`` that the run's final agent wins 1 to 3 times out of 4."""
+    """The fraction of the tasks ``env_model`` writes in two steps (8) that the run's final agent wins 2 times out of 4."""
     from gymverse.genenv.game_space import GameSpace
     from gymverse.genenv.rewards import within_band
     from gymverse.genenv.sides import env_settings, load_side
@@ -71,10 +68,10 @@ def edge_fraction(options, run_dir: Path, env_model: str, seed: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--max_difficulty", type=int, default=6)
     parser.add_argument("--env_temperature", type=float, default=0.7)
-    parser.add_argument("--eval_episodes", type=int, default=16)
+    parser.add_argument("--eval_instances", type=int, default=8)
     parser.add_argument("--output", default="oat-output/genenv-demo")
     options = parser.parse_args()
     started = time.time()
@@ -89,11 +86,14 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     prepare_torch("cpu", 1, 0)
     base = run_args(options, pretrain="tiny", sft_episodes=100, env_model="tiny")
-    agent_start = warm_start(base, resolve_pretrain("tiny"), out / "agent_warm_start", 0)
-    infos = {game: game_info(game, options.max_difficulty) for game in split_env_ids(GAMES)}
-    env_start = warm_start_environment(base, infos, 800, out / "env_warm_start", 0)
+    agent_start, env_start = out / "agent_warm_start", out / "env_warm_start"  # made once, reused by a rerun
+    if not (agent_start / "config.json").is_file():
+        warm_start(base, resolve_pretrain("tiny"), agent_start, 0)
+    if not (env_start / "config.json").is_file():
+        infos = {game: game_info(game, options.max_difficulty) for game in split_env_ids(GAMES)}
+        warm_start_environment(base, infos, 800, env_start, 0)
 
-    held_out: dict[str, list[dict[str, float]]] = {arm: [] for arm in ARMS}
+    held_out: dict[str, list[float]] = {arm: [] for arm in ARMS}
     edge: dict[str, list[float]] = {"co-evolved": [], "warm start": [], "uniform specs": []}
     episodes: dict[str, list[int]] = {arm: [] for arm in ARMS}
     for seed in range(options.seeds):
@@ -105,7 +105,7 @@ def main() -> None:
             records = [json.loads(line) for line in (run_dir / "genenv_metrics.jsonl").read_text().splitlines()]
             episodes[arm].append(sum(r["episodes"] for r in records))
             held_out[arm].append(held_out_success(str(run_dir / "saved_models" / f"step_{options.steps:05d}"),
-                                                  [1, 2, 3, 4], options.eval_episodes, seed))
+                                                  run_dir / "held_out", options.eval_instances, seed))
             if writer is None:
                 trained_env = str(run_dir / "env_policy" / "saved_models" / f"step_{options.steps:05d}")
                 for label, model in (("co-evolved", trained_env), ("warm start", str(env_start)),
@@ -116,12 +116,11 @@ def main() -> None:
     def spread(values: list[float]) -> str:
         return f"{statistics.mean(values):.3f} +- {statistics.pstdev(values):.3f}"
 
-    print(f"\nHeld-out success (complexity 1-4 of both games, {options.eval_episodes} episodes each, "
+    print(f"\nHeld-out success (complexity 1-3 of both games, {options.eval_instances} instances each, "
           f"{options.seeds} seeds, {options.steps} steps each):")
-    for arm, rows in held_out.items():
-        means = [statistics.mean(row.values()) for row in rows]
-        print(f"  {arm:17s} {spread(means)}   (agent episodes per run: {episodes[arm]})")
-    print("\nTasks at the agent's edge (|p - 0.5| <= 0.1, share of 16 written tasks, invalid ones counted as not):")
+    for arm, values in held_out.items():
+        print(f"  {arm:17s} {spread(values)}   (agent episodes per run: {episodes[arm]})")
+    print("\nTasks at the agent's edge (|p - 0.5| <= 0.1, share of 8 written tasks, invalid ones counted as not):")
     for label, values in edge.items():
         print(f"  {label:17s} {spread(values)}")
     plot(held_out, edge, Path("fig/genenv_demo.png"))
@@ -136,8 +135,7 @@ def plot(held_out, edge, path: Path) -> None:
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     for axis, data, title in (
-        (left, {arm: [statistics.mean(r.values()) for r in rows] for arm, rows in held_out.items()},
-         "held-out success, complexity 1-4"),
+        (left, held_out, "held-out success, complexity 1-3"),
         (right, edge, "tasks at the agent's edge"),
     ):
         names = list(data)
