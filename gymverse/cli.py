@@ -56,6 +56,8 @@ def play(
     """
     import gem
 
+    from gymverse.env.success import episode_success
+
     EnvSelection([env_id]).resolve(log=_say)
     if complexity < 1:
         raise BadInput("--complexity must be >= 1")
@@ -80,7 +82,8 @@ def play(
         console.print(observation, markup=False)
         console.print(f"[dim]reward {reward:+.2f}[/dim]")
         if terminated or truncated:
-            console.print("[green]You won![/green]" if info.get("success") else "[red]Game over.[/red]")
+            won = episode_success(info, reward)
+            console.print("[green]You won![/green]" if won else "[red]Game over.[/red]")
             return
 
 
