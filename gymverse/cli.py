@@ -23,13 +23,14 @@ def _say(line: str) -> None:
 
 
 def envs() -> None:
-    """List the registered gymverse games with their complexity parameters."""
+    """List the registered gymverse games with their highest complexity and complexity parameters."""
     import gymverse  # noqa: F401  (registers the games)
-    from gymverse.env import env_class, registered_ids
+    from gymverse.env import env_class, highest_complexity, registered_ids
 
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
     table.add_column("domain")
+    table.add_column("highest", justify="right")
     table.add_column("parameter", overflow="fold")
     table.add_column("level 1", justify="right")
     table.add_column("level 10", justify="right")
@@ -37,7 +38,9 @@ def envs() -> None:
         cls = env_class(env_id)
         params = list(cls.complexity_params.items()) or [("-", ("-", "-"))]
         for i, (name, (first, tenth)) in enumerate(params):
-            table.add_row(env_id if i == 0 else "", cls.domain if i == 0 else "", name, str(first), str(tenth),
+            first_row = i == 0
+            table.add_row(env_id if first_row else "", cls.domain if first_row else "",
+                          str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
                           end_section=i == len(params) - 1)
     console.print(table)
 
