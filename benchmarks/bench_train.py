@@ -11,8 +11,9 @@ import argparse
 import tempfile
 import time
 
+from gymverse.run.plan import turn_samples
 from gymverse.train.args import TrainArgs
-from gymverse.train.loop import Trainer, advantages_of, turn_samples
+from gymverse.train.loop import Trainer, advantages_of
 
 
 def main() -> None:
@@ -38,11 +39,11 @@ def main() -> None:
             play_time += time.perf_counter() - start
             samples = turn_samples(played, args.gamma, args.keep_generation_failed)[: args.rollout_batch_size]
             start = time.perf_counter()
-            trainer.learn(samples, advantages_of(samples, args.norm_return), step)
+            trainer.learn(samples, advantages_of(samples, trainer.curriculum.table, args.norm_return), step)
             learn_time += time.perf_counter() - start
             episodes += len(played)
             generated += sum(len(t.response_ids) for e in played for t in e.turns)
-            trained += sum(len(s.response_ids) for s in samples) * args.num_ppo_epochs
+            trained += sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs
     print(f"tiny model, {options.steps} steps of {options.rollout_batch_size} turns, {options.num_env} envs, "
           f"{options.cpu_threads} CPU thread(s)")
     print(f"episodes/s          {episodes / play_time:8.2f}   ({episodes} episodes in {play_time:.1f} s of play)")

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import gem
 
+from gymverse.env.success import episode_success
 from gymverse.policy.base import Generation, Policy
 
 _IM_USER = "<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n"
@@ -142,12 +143,6 @@ class Episode:
     ended_by: str = "terminated"  # one of ENDED_BY
 
 
-def _episode_success(final_info: dict[str, Any] | None, last_reward: float) -> bool:
-    if final_info is not None and "success" in final_info:
-        return bool(final_info["success"])
-    return last_reward == 1.0  # GymVerse's rule, for envs that do not report success
-
-
 def collect_episodes(
     policy: Policy,
     env_group: gem.Env,
@@ -227,7 +222,7 @@ def collect_episodes(
             episode.episode_return += float(rewards[k])
             episode.length += 1
             if terminated[k] or truncated[k]:
-                success = _episode_success(infos[k].get("final_info"), float(rewards[k]))
+                success = episode_success(infos[k].get("final_info"), float(rewards[k]))
                 finish(i, "terminated" if terminated[k] else "truncated", success)
     return begun
 

@@ -3,6 +3,8 @@
 import random
 from typing import Any, NamedTuple
 
+from gymverse.env.players import epsilon_solver_move
+
 
 class Step(NamedTuple):
     action: str
@@ -25,7 +27,7 @@ def play(env, seed, epsilon=0.0, agent_seed=0) -> Episode:
     agent = random.Random(agent_seed)
     steps = []
     while True:
-        action = env.random_action(agent) if agent.random() < epsilon else env.oracle_action()
+        action = epsilon_solver_move(env, agent, epsilon)
         step = Step(action, *env.step(action))
         steps.append(step)
         if step.terminated or step.truncated:

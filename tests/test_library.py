@@ -8,6 +8,7 @@ import pytest
 import gymverse  # noqa: F401  (registers the library)
 from gymverse.env import builtin_env_classes
 from gymverse.env.checker import check_env
+from gymverse.env.players import epsilon_solver_move
 from gymverse.envs import DOMAINS
 
 GAMES = [f"gymverse:{cls.__name__}" for cls in builtin_env_classes()]
@@ -20,9 +21,7 @@ def epsilon_solver_success(env_id: str, level: int, episodes: int, epsilon: floa
     for seed in range(episodes):
         env.reset(seed=seed)
         while True:
-            game = env.unwrapped
-            action = game.random_action(picker) if picker.random() < epsilon else game.oracle_action()
-            *_, terminated, truncated, info = env.step(action)
+            *_, terminated, truncated, info = env.step(epsilon_solver_move(env, picker, epsilon))
             if terminated or truncated:
                 wins += info["success"]
                 break
@@ -38,7 +37,7 @@ def test_library_has_six_games_in_each_domain():
 @pytest.mark.parametrize("env_id", GAMES)
 def test_game_passes_the_checker_at_levels_1_to_20(env_id):
     report = check_env(env_id, levels=range(1, 21), seeds=20)
-    assert report.passed, str(report)
+    assert report.verdict == "pass", str(report)  # built-in games earn no warning either
 
 
 @pytest.mark.parametrize("env_id", GAMES)

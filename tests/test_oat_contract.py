@@ -7,13 +7,15 @@ not cached and PyPI cannot be reached.
 import ast
 import shutil
 import subprocess
+import sys
 import urllib.error
 from pathlib import Path
 
 import pytest
 
-from gymverse import oat_contract
-from gymverse.oat_contract import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # a developer tool, not in the package
+import oat_contract  # noqa: E402
+from oat_contract import (  # noqa: E402
     DEFAULT_CACHE, GLUE_DIR, GPU_STACK, Module, OatSources, SourcesUnavailable, check, check_gpu_pins,
     command_flags, fetch_oat_sources, pinned_versions,
 )

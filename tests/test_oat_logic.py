@@ -9,26 +9,23 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.errors import BadInput
 from gymverse.oat.actor_policy import ActorPolicy
-from gymverse.oat.curriculum_sync import CurriculumOwner, levels_from_array, levels_to_array
-from gymverse.oat.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
-from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
+from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys, split_evenly
 from gymverse.oat.ledger import ActorLedger
-from gymverse.oat.schedule import env_group_seed, split_evenly, step_env_ids
-from gymverse.oat.settings import eval_settings, learner_world_size, prepare_args, prompt_slots
-from gymverse.oat.transitions import (
-    STEP_INFO_KEYS, TRANSITION_FIELDS, play_until, step_info, take, trainable, turn_records,
-)
+from gymverse.oat.settings import learner_world_size, prepare_args, prompt_slots
+from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, step_info, transition_fields
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.rollout import Episode, Turn, collect_episodes, make_env_group
-from gymverse.errors import BadInput
-from gymverse.train.args import EnvArgs
-from gymverse.train.run_files import RunFiles
+from gymverse.run.config import RunConfig
+from gymverse.run.env_table import EnvTable, per_env_advantages
+from gymverse.run.files import RunFiles
+from gymverse.run.plan import env_group_seed, play_until, plan_step, take, turn_samples
 
 ENV = "gymverse:PeakFinder"
 
@@ -44,47 +41,7 @@ def episode(env_id: str, rewards: list[float], success: bool = False, complexity
     return Episode(env_id, complexity, turns, success, float(sum(rewards)), len(turns), ended_by)
 
 
-# ---------------------------------------------------------------- per-environment advantages
-
-def test_env_table_rows_follow_the_training_order_whatever_was_played():
-    table = EnvTable(["a", "b", "c"])
-    moments = table.moments([1.0, 3.0], ["c", "c"])
-    assert moments.shape == (3, 3)
-    assert moments[:2].tolist() == [[0, 0, 0], [0, 0, 0]]
-    assert moments[2].tolist() == [2, 4.0, 10.0]
-    assert table.moments_dict(moments) == {"c": (2, 4.0, 10.0)}
-    with pytest.raises(KeyError, match="not one of the training environments"):
-        table.moments([1.0], ["z"])
-    with pytest.raises(ValueError, match="unique"):
-        EnvTable(["a", "a"])
-
-
-def test_advantages_use_each_environments_moments_summed_over_ranks():
-    table = EnvTable(["easy", "hard"])
-    rank0 = ([1.0, 1.0, 0.0, 0.2], ["easy", "easy", "easy", "hard"])
-    rank1 = ([1.0, 0.0, 0.0, 0.0], ["easy", "hard", "hard", "hard"])
-
-    def all_reduce_from(other):
-        return lambda moments: moments + table.moments(*other)
-
-    adv0 = per_env_advantages(*rank0, table, all_reduce_from(rank1))
-    adv1 = per_env_advantages(*rank1, table, all_reduce_from(rank0))
-    whole_batch = normalize_per_env(rank0[0] + rank1[0], rank0[1] + rank1[1])
-    np.testing.assert_allclose(np.concatenate([adv0, adv1]), whole_batch)
-    # Not one global mean: normalizing the batch as a single group gives other values.
-    global_norm = normalize_per_env(rank0[0] + rank1[0], ["all"] * 8)
-    assert not np.allclose(whole_batch, global_norm)
-    # Nor each rank on its own.
-    assert not np.allclose(adv0, normalize_per_env(*rank0))
-
-
-def test_advantages_without_norm_return_are_the_returns():
-    table = EnvTable(["a"])
-    reduce_calls = []
-    out = per_env_advantages([0.5, 2.0], ["a", "a"], table, reduce_calls.append, normalize=False)
-    assert out.tolist() == [0.5, 2.0]
-    assert reduce_calls == []
-
+# ---------------------------------------------------------------- per-environment advantages across processes
 
 def _gloo_rank(rank: int, port: int, values, env_ids, out_path: str) -> None:
     import torch
@@ -122,63 +79,14 @@ def test_advantages_with_a_real_all_reduce_across_two_processes(tmp_path):
     np.testing.assert_allclose(got, expected)
 
 
-# ---------------------------------------------------------------- curriculum
-
-def evolve_args(**overrides) -> EnvArgs:
-    return EnvArgs(env_id="a|b", evolve=True, up_steps=2, down_steps=2, **overrides)
-
-
-def tally_of(table: EnvTable, **rates: tuple[int, int]) -> np.ndarray:
-    """rates: env -> (episodes, successes)."""
-    tally = np.zeros((len(table.env_ids), len(TALLY_COLUMNS)))
-    for env_id, (episodes, successes) in rates.items():
-        tally[table.row[env_id], :2] = episodes, successes
-    return tally
-
-
-def test_curriculum_owner_moves_each_env_on_the_summed_tally_of_all_actors():
-    table = EnvTable(["a", "b"])
-    owner = CurriculumOwner.from_args(table, evolve_args())
-    actor0 = tally_of(table, a=(4, 4), b=(4, 0))
-    actor1 = tally_of(table, a=(4, 3), b=(4, 1))
-    assert owner.advance(actor0 + actor1) == {"a": 1, "b": 1}  # a: 7/8 >= 0.8 once
-    assert owner.advance(actor0 + actor1) == {"a": 2, "b": 1}  # twice: up; b stays at the floor
-    # An env no actor played this step keeps its streak and level.
-    assert owner.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 1}
-    assert owner.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 2}
-
-
-def test_curriculum_owner_without_evolve_keeps_the_train_difficulty(tmp_path):
-    table = EnvTable(["a", "b"])
-    owner = CurriculumOwner.from_args(table, EnvArgs(env_id="a|b", train_difficulty=3, max_difficulty=5))
-    assert owner.advance(tally_of(table, a=(10, 10))) == {"a": 3, "b": 3}
-    owner.save(tmp_path)
-    assert not (tmp_path / "curriculum_state.json").exists()
-    assert owner.load(tmp_path) is False
-
-
-def test_curriculum_state_survives_a_restart(tmp_path):
-    table = EnvTable(["a", "b"])
-    first = CurriculumOwner.from_args(table, evolve_args())
-    first.advance(tally_of(table, a=(5, 5)))
-    first.save(tmp_path)
-    second = CurriculumOwner.from_args(table, evolve_args())
-    assert second.load(tmp_path)
-    assert second.advance(tally_of(table, a=(5, 5)))["a"] == 2  # the streak carried over
-
-
-def test_levels_cross_a_broadcast_as_an_array():
-    table = EnvTable(["a", "b", "c"])
-    levels = {"a": 3, "b": 1, "c": 12}
-    array = levels_to_array(table, levels)
-    assert array.shape == (3,)
-    assert levels_from_array(table, array) == levels
-
-
 # ---------------------------------------------------------------- turn records
 
-def test_turn_records_put_the_discounted_return_on_the_last_token():
-    records = turn_records(episode("g", [0.0, -0.1, 1.0]), gamma=0.5)
+def records_of(ep: Episode, gamma: float, ignore_no_eos: bool = False) -> list[dict]:
+    return [transition_fields(s, ignore_no_eos) for s in turn_samples([ep], gamma)]
+
+
+def test_transition_fields_put_the_discounted_return_on_the_last_token():
+    records = records_of(episode("g", [0.0, -0.1, 1.0]), gamma=0.5)
     assert [r["rewards"] for r in records] == [
         [0.0, 0.0, 0.5 * -0.1 + 0.25],
         [0.0, 0.0, -0.1 + 0.5],
@@ -188,41 +96,11 @@ def test_turn_records_put_the_discounted_return_on_the_last_token():
     assert records[0]["response_logprobs"] == [-0.5] * 3 and records[0]["prompt_ids"] == [1, 2]
 
 
-def test_turn_records_skip_empty_replies_and_mask_cut_ones_on_request():
+def test_transition_fields_skip_empty_replies_and_mask_cut_ones_on_request():
     ep = Episode("g", 1, [turn(0.0, n_tokens=0), turn(1.0, invalid=True)], True, 1.0, 2)
-    assert len(turn_records(ep, 1.0)) == 1
-    assert turn_records(ep, 1.0)[0]["loss_mask"] is True
-    assert turn_records(ep, 1.0, ignore_no_eos=True)[0]["loss_mask"] is False
-
-
-def test_play_until_cycles_the_envs_until_enough_trainable_turns():
-    calls = []
-
-    def play(env_id):
-        calls.append(env_id)
-        return [episode(env_id, [0.0, 1.0]), episode(env_id, [0.0] * 5, ended_by="context_overflow")]
-
-    episodes = play_until(["a", "b"], play, min_turns=5)
-    assert calls == ["a", "b", "a"]  # 2 trainable turns per call
-    assert len(episodes) == 6
-    assert play_until(["a", "b"], play, min_turns=5, keep_generation_failed=True) and calls[-2:] == ["a", "b"]
-    with pytest.raises(RuntimeError, match="fewer than the 1 a step needs"):
-        play_until(["a"], lambda e: [episode(e, [], ended_by="truncated")], min_turns=1, max_rounds=3)
-
-
-def test_trainable_drops_context_overflow_unless_kept():
-    overflow = episode("g", [0.0], ended_by="context_overflow")
-    assert not trainable(overflow) and trainable(overflow, keep_generation_failed=True)
-    assert trainable(episode("g", [0.0], ended_by="truncated"))
-
-
-def test_take_returns_exactly_count_distinct_records():
-    records = [{"i": i} for i in range(10)]
-    chosen = take(records, 4, random.Random(0))
-    assert len(chosen) == 4 and len({r["i"] for r in chosen}) == 4
-    assert chosen == sorted(chosen, key=lambda r: r["i"])
-    with pytest.raises(ValueError, match="need 11 turns"):
-        take(records, 11, random.Random(0))
+    assert len(records_of(ep, 1.0)) == 1
+    assert records_of(ep, 1.0)[0]["loss_mask"] is True
+    assert records_of(ep, 1.0, ignore_no_eos=True)[0]["loss_mask"] is False
 
 
 def test_step_info_has_the_same_keys_whatever_was_played():
@@ -237,22 +115,6 @@ def test_step_info_has_the_same_keys_whatever_was_played():
 
 
 # ---------------------------------------------------------------- schedule and evaluation plan
-
-def test_round_robin_plays_one_env_per_step_and_mixed_all():
-    ids = ["a", "b", "c"]
-    assert [step_env_ids(ids, s, "round_robin") for s in range(4)] == [["a"], ["b"], ["c"], ["a"]]
-    assert step_env_ids(ids, 7, "mixed") == ids
-    with pytest.raises(ValueError, match="round_robin or mixed"):
-        step_env_ids(ids, 0, "random")
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 8), st.integers(1, 5), st.integers(1, 16))
-def test_every_game_copy_on_every_actor_gets_its_own_seed(seed, actors, groups, num_env):
-    seeds = [env_group_seed(seed, a, g, groups, num_env) + i
-             for a in range(actors) for g in range(groups) for i in range(num_env)]
-    assert len(set(seeds)) == len(seeds)
-
 
 @given(st.integers(0, 1000), st.integers(1, 9))
 def test_split_evenly_shares_everything_fairly(total, parts):
@@ -284,8 +146,8 @@ def test_eval_metrics_have_fixed_keys_on_every_rank():
 # ---------------------------------------------------------------- flags
 
 @dataclass
-class FlagsStandIn(EnvArgs):
-    """EnvArgs plus the OAT flags prepare_args reads (the real class needs OAT installed)."""
+class FlagsStandIn(RunConfig):
+    """RunConfig plus the OAT flags prepare_args reads (the real class needs OAT installed)."""
 
     critic_type: str = "drgrpo"
     num_samples: int = 1
@@ -333,13 +195,6 @@ def test_the_learning_rate_schedule_spans_the_runs_optimizer_steps():
     scheduled = prompt_slots(args) * args.max_epochs // args.train_batch_size
     rollout, per_round = 64, 64 * args.num_ppo_epochs / args.train_batch_size  # optimizer steps per step
     assert scheduled == int(args.max_train / rollout * per_round)
-
-
-def test_eval_settings_default_to_the_training_ones():
-    args = FlagsStandIn(env_id="a|b", wrappers="concat", prompt_template="qwen3_game")
-    assert eval_settings(args) == {"a": ("concat", "qwen3_game"), "b": ("concat", "qwen3_game")}
-    args.eval_envs, args.eval_wrappers, args.eval_prompt_templates = "x|y", "none|concat", "no"
-    assert eval_settings(args) == {"x": ("", "no"), "y": ("concat", "no")}
 
 
 # ---------------------------------------------------------------- the actor's ledger
@@ -413,12 +268,12 @@ def test_actor_step_logic_on_a_real_game(tokenizer):
     policy = ActorPolicy(fake, tokenizer)
     group = make_env_group(ENV, 2, complexity=1, seed=env_group_seed(0, 1, 0, 1, 2))
 
-    def play(env_id):
+    def play(env_id, call):
         return collect_episodes(policy, group, env_id, num_episodes=2, tokenizer=tokenizer)
 
-    episodes = play_until([ENV], play, min_turns=20)
-    records = [r for e in episodes if trainable(e) for r in turn_records(e, gamma=0.9)]
-    batch = take(records, 20, random.Random(0))
+    episodes = play_until(plan_step([ENV], 1, "round_robin", turns=20), play)[ENV]
+    samples = take(turn_samples(episodes, gamma=0.9), 20, random.Random(0))
+    batch = [transition_fields(s) for s in samples]
     assert len(batch) == 20 and {r["env_id"] for r in batch} == {ENV}
     assert all(r["rewards"][-1] <= 0 for r in batch)  # re-reading one cell never wins
     assert all(len(r["rewards"]) == len(r["response_ids"]) == len(r["response_logprobs"]) for r in batch)

@@ -1,30 +1,23 @@
 """The native trainer: flags, run files, curricula reaching the games, checkpoints, and exact resume."""
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import torch
 
 import gymverse  # noqa: F401  (registers the built-in games)
-from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, make_curriculum
-from gymverse.env import get_env_complexity, register_env_dir
-from gymverse.rollout import Episode, Turn, make_env_group
 from gymverse.errors import BadInput
-from gymverse.train.args import (
-    EnvArgs, TrainArgs, curriculum_params, ignored_flags, validate_env_args, validate_train_args,
-)
-from gymverse.train.checkpoints import STATE_FILE, load_trainer_state, resolve_run_dir, saved_steps
+from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
+from gymverse.run.files import RunFiles
+from gymverse.run.plan import turn_samples
+from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
 from gymverse.train.cli import check_env_ids, parse_train_args, train_from_argv
-from gymverse.train.curriculum_hooks import apply_curriculum
-from gymverse.train.loop import Trainer, advantages_of, turn_samples
-from gymverse.train.run_files import RunFiles
+from gymverse.train.loop import Trainer
 
 README_COMMAND = """
 --env_id gymverse:GridCourier|gymverse:MailSorter --evolve --prompt_template qwen3_game --wrappers concat
@@ -71,7 +64,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
     trainer = Trainer(parse_train_args(argv), progress=False)
     trainer.setup()
     assert trainer.total_steps == 9000 // 128
-    assert {e: trainer.complexity(e) for e in trainer.env_ids} == {"gymverse:GridCourier": 1, "gymverse:MailSorter": 1}
+    assert trainer.curriculum.levels() == {"gymverse:GridCourier": 1, "gymverse:MailSorter": 1}
     assert (trainer.run_dir / "wandb").is_dir()
     trainer.wandb.finish()
 
@@ -98,127 +91,7 @@ def test_bad_input_on_the_command_line_prints_an_error_and_no_traceback(tmp_path
         check_env_ids(["nope:Nope"])
 
 
-def test_curriculum_params_follow_the_chosen_curriculum():
-    args = EnvArgs(curriculum="ratchet", train_difficulty=2, ratchet_min_episodes=8)
-    validate_env_args(args)
-    curriculum = make_curriculum(args.curriculum, **curriculum_params(args))
-    assert isinstance(curriculum, RatchetCurriculum)
-    assert (curriculum.start, curriculum.min_episodes, curriculum.max_complexity) == (2, 8, 10)
-
-
-# -- curricula and the games they reach -------------------------------------------------------------
-def episodes(env_id, successes):
-    return [SimpleNamespace(env_id=env_id, success=s) for s in successes]
-
-
-def test_threshold_curriculum_moves_after_three_batches_in_a_row():
-    c = ThresholdCurriculum(start=2, max_complexity=4)
-    assert [c.update("e", r) for r in (0.9, 0.9, 0.5, 0.9, 0.9, 0.9)] == [2, 2, 2, 2, 2, 3]
-    assert [c.update("e", r) for r in (0.0, 0.1, 0.05)] == [3, 3, 2]
-    assert [c.update("e", 1.0) for _ in range(9)][-1] == 4  # capped at max_complexity
-    assert [ThresholdCurriculum().update("e", 0.0) for _ in range(5)] == [1] * 5  # never below min
-
-
-def test_alpha_curriculum_keeps_success_near_alpha_with_a_dead_band():
-    c = AlphaCurriculum(start=3, alpha=0.5, k_min=0.1)
-    assert [c.update("e", r) for r in (0.55, 0.45, 0.9, 0.9, 0.2, 0.61)] == [3, 3, 4, 5, 4, 5]
-
-
-def test_ratchet_curriculum_only_goes_up_after_enough_accurate_episodes():
-    c = RatchetCurriculum(accuracy=0.9, min_episodes=8)
-    assert c.update("e", 1.0, 4) == 1  # too few episodes yet
-    assert c.update("e", 1.0, 4) == 2
-    assert c.update("e", 0.0, 100) == 2  # never down
-    assert c.update("e", 1.0, 100) == 2  # the failures at this level still count
-    c.load_state_dict(c.state_dict())
-    assert c.complexity("e") == 2
-
-
-def test_apply_curriculum_reaches_wrapped_vector_envs_and_skips_unplayed_ones():
-    groups = {e: make_env_group(e, 2, "concat", complexity=1) for e in ENVS.split("|")}
-    curriculum = ThresholdCurriculum(up_threshold=0.5, up_steps=1)
-    levels = apply_curriculum(curriculum, {"gymverse:GridCourier": episodes("gymverse:GridCourier", [1, 1])}, groups)
-    assert levels == {"gymverse:GridCourier": 2}
-    groups["gymverse:GridCourier"].reset(seed=0)
-    assert [env.unwrapped.complexity for env in groups["gymverse:GridCourier"].envs] == [2, 2]
-    assert get_env_complexity(groups["gymverse:MailSorter"].envs[0]) == 1
-
-
-CONSTRUCTOR_ONLY = '''
-import gem
-
-class SizedCounter(gem.Env):
-    """A third-party env that reads its complexity once, in the constructor."""
-    def __init__(self, complexity=1, **_):
-        self.size = complexity
-    def reset(self, seed=None):
-        return f"size {self.size}", {}
-    def step(self, action):
-        return "done", 1.0, True, False, {"success": True}
-'''
-
-
-def test_apply_curriculum_rebuilds_third_party_envs_that_read_complexity_only_in_their_constructor(tmp_path):
-    (tmp_path / "sized.py").write_text(CONSTRUCTOR_ONLY)
-    assert register_env_dir(tmp_path, prefix="t2third").registered == ["t2third:SizedCounter"]
-    group = make_env_group("t2third:SizedCounter", 2, complexity=1)
-    apply_curriculum(ThresholdCurriculum(up_threshold=0.5, up_steps=1), {"x": episodes("x", [1])}, {"x": group})
-    observations, _ = group.reset(seed=0)
-    assert observations == ["size 2", "size 2"]
-
-
-# -- returns and advantages -------------------------------------------------------------------------
-def make_episode(env_id, rewards, ended_by="terminated", lengths=None):
-    lengths = lengths or [2] * len(rewards)
-    turns = [Turn("p", "r", [1], [5] * n, [-0.5] * n, r, False) for r, n in zip(rewards, lengths)]
-    return Episode(env_id, 1, turns, success=rewards[-1] == 1.0, episode_return=sum(rewards), length=len(turns),
-                   ended_by=ended_by)
-
-
-def test_turn_samples_carry_discounted_returns_and_skip_overflowed_episodes():
-    kept = make_episode("a", [0.0, -0.1, 1.0])
-    dropped = make_episode("a", [0.0], ended_by="context_overflow")
-    samples = turn_samples([kept, dropped], gamma=0.5, keep_generation_failed=False)
-    assert [s.ret for s in samples] == pytest.approx([-0.1 * 0.5 + 0.25, -0.1 + 0.5, 1.0])
-    assert len(turn_samples([kept, dropped], 0.5, keep_generation_failed=True)) == 4
-    assert turn_samples([make_episode("a", [1.0], lengths=[0])], 1.0, False) == []  # nothing to train on
-
-
-def test_advantages_are_normalized_within_each_environment_of_a_mixed_batch():
-    batch = [make_episode("a", [0.0, 1.0]), make_episode("b", [5.0]), make_episode("b", [7.0])]
-    samples = turn_samples(batch, 1.0, False)
-    adv = advantages_of(samples, norm_return=True)
-    assert adv == pytest.approx([0.0, 0.0, -1.0, 1.0], abs=1e-6)  # "a": returns 1, 1; "b": 5, 7
-    assert advantages_of(samples, norm_return=False) == [1.0, 1.0, 5.0, 7.0]
-
-
-# -- run folder ------------------------------------------------------------------------------------
-def test_run_folders_are_new_unless_resuming(tmp_path):
-    first = resolve_run_dir(tmp_path, "run", resume=False)
-    second = resolve_run_dir(tmp_path, "run", resume=False)
-    assert first.name == "run" and second.name.startswith("run_") and second != first
-    (second / STATE_FILE).write_bytes(b"")
-    assert resolve_run_dir(tmp_path, "run", resume=True) == second
-    with pytest.raises(FileNotFoundError, match="nothing to resume"):
-        resolve_run_dir(tmp_path, "other", resume=True)
-
-
-def test_run_files_records_and_truncation(tmp_path):
-    files = RunFiles(tmp_path, actor_id=3)
-    eps = [make_episode("a", [0.0, 1.0]), make_episode("a", [0.0])]
-    record = files.log_env_metrics(1, "a", eps, complexity=2, next_complexity=3)
-    assert record["mean_episode_success"] == 0.5 and record["mean_episode_len"] == 1.5 and record["actor_id"] == 3
-    offsets = files.offsets()
-    files.log_episodes(1, eps)
-    files.log_env_metrics(2, "a", eps, complexity=3)
-    files.truncate(offsets)
-    assert [r["step"] for r in files.read("actor_env_metrics.jsonl")] == [1]
-    assert files.read("episode_details.jsonl") == []
-    files.log_eval(4, "gymverse:X", {1: eps, 3: eps[:1]})
-    assert [(r["complexity"], r["accuracy"]) for r in files.read("eval_env_metrics.jsonl")] == [(1, 0.5), (3, 1.0)]
-    assert len(json.loads((tmp_path / "eval_results" / "4_gymverse:X.json").read_text())) == 3
-
-
+# -- a run ---------------------------------------------------------------------------------------
 def test_a_short_run_leaves_logs_checkpoints_state_and_figure(micro_model, tmp_path):
     run_dir = train_from_argv(short_run(micro_model, tmp_path, "--env_sampling", "mixed"))
     files = RunFiles(run_dir)
@@ -237,11 +110,6 @@ def test_a_short_run_leaves_logs_checkpoints_state_and_figure(micro_model, tmp_p
     assert (run_dir / "eval_results" / "6_gymverse:MailSorter.json").is_file()
     assert (run_dir / "figures" / "training_curves.png").stat().st_size > 10_000
     assert len(list((run_dir / "trajectories").glob("step_*.json"))) == 6
-
-
-def test_round_robin_plays_one_environment_per_step(micro_model, tmp_path):
-    trainer = Trainer(parse_train_args(short_run(micro_model, tmp_path)), progress=False)
-    assert [trainer.envs_for_step(s) for s in (1, 2, 3)] == [[e] for e in ENVS.split("|") + ENVS.split("|")[:1]]
 
 
 # -- resume ----------------------------------------------------------------------------------------
@@ -299,8 +167,8 @@ def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_
                                       "--train_batch_size_per_device", "8", "--generate_max_length", "6"))
     trainer = Trainer(args, progress=False)
     trainer.setup()
-    samples = turn_samples([e for eps in trainer.collect(1).values() for e in eps], args.gamma, False)[:16]
-    prompts, responses = [s.prompt_ids for s in samples], [s.response_ids for s in samples]
+    samples = turn_samples([e for eps in trainer.collect(1).values() for e in eps], args.gamma)[:16]
+    prompts, responses = [s.turn.prompt_ids for s in samples], [s.turn.response_ids for s in samples]
 
     def rescored():
         with torch.no_grad():
@@ -309,7 +177,7 @@ def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_
 
     before = rescored()
     for i, s in enumerate(samples):  # the first PPO ratio is 1: training scores tokens as sampling drew them
-        assert before[i, : len(s.logprobs)] == pytest.approx(torch.tensor(s.logprobs), abs=1e-5)
+        assert before[i, : len(s.turn.logprobs)] == pytest.approx(torch.tensor(s.turn.logprobs), abs=1e-5)
     advantages = [1.0 if i % 2 == 0 else -1.0 for i in range(len(samples))]
     stats = trainer.learn(samples, advantages, step=1)
     assert stats["ratio_mean"] == pytest.approx(1.0, abs=1e-5) and stats["clip_fraction"] == 0.0

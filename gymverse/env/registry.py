@@ -10,6 +10,7 @@ import importlib.util
 import inspect
 import pkgutil
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -19,6 +20,7 @@ import gem
 from gem.envs.registration import ENV_REGISTRY
 
 from gymverse.env.complexity import validate_complexity
+from gymverse.errors import BadInput
 from gymverse.env.core import ComplexityKnob, EvolvableEnv
 
 NAMESPACE = "gymverse"
@@ -28,11 +30,13 @@ PLUGIN_GROUP = "gymverse.envs"
 @dataclass
 class RegistrationReport:
     registered: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)  # file or class -> error message
+    failed: dict[str, str] = field(default_factory=dict)  # file or id -> error message
+    files: dict[str, str] = field(default_factory=dict)  # id -> the file that defines it (env folders)
 
     def merge(self, other: "RegistrationReport") -> None:
         self.registered += other.registered
         self.failed.update(other.failed)
+        self.files.update(other.files)
 
 
 class RebuildOnComplexity(ComplexityKnob, gem.Env):
@@ -79,7 +83,8 @@ def get_env_complexity(env: gem.Env) -> int:
     return base.get_complexity() if hasattr(base, "get_complexity") else getattr(base, "complexity", 1)
 
 
-def _env_classes(module: Any) -> list[type]:
+def env_classes(module: Any) -> list[type]:
+    """The env classes a module defines itself (not those it imports), abstract ones left out."""
     return [
         obj for _, obj in inspect.getmembers(module, inspect.isclass)
         if obj.__module__ == module.__name__ and issubclass(obj, gem.Env) and not inspect.isabstract(obj)
@@ -95,7 +100,7 @@ def builtin_env_classes() -> list[type[EvolvableEnv]]:
     for info in pkgutil.walk_packages(library.__path__, library.__name__ + "."):
         if not info.ispkg:
             module = importlib.import_module(info.name)
-            classes += [c for c in _env_classes(module) if issubclass(c, EvolvableEnv)]
+            classes += [c for c in env_classes(module) if issubclass(c, EvolvableEnv)]
     return sorted(classes, key=lambda c: (c.domain, c.__name__))
 
 
@@ -115,7 +120,8 @@ def register_builtin_envs() -> RegistrationReport:
     return report
 
 
-def _entry_point_for(cls: type) -> Callable[..., gem.Env]:
+def entry_point_for(cls: type) -> Callable[..., gem.Env]:
+    """``cls`` itself, or for a constructor-only env a factory that wraps it in :class:`RebuildOnComplexity`."""
     if hasattr(cls, "set_complexity"):
         return cls
     def build(**kwargs: Any) -> gem.Env:
@@ -124,7 +130,28 @@ def _entry_point_for(cls: type) -> Callable[..., gem.Env]:
     return build
 
 
-def _load_module(path: Path, prefix: str) -> Any:
+def env_files(folder: str | Path) -> list[Path]:
+    """The ``.py`` files of an env folder that may hold games (``_private.py`` files are helpers)."""
+    folder = Path(folder)
+    if folder.is_file():
+        raise BadInput(f"{folder} is a file: give the folder that holds it ({folder.parent})")
+    if not folder.is_dir():
+        raise BadInput(f"no such env folder: {folder}")
+    return [file for file in sorted(folder.glob("*.py")) if not file.name.startswith("_")]
+
+
+def folder_env_ids(prefix: str, classes_by_file: dict[Path, list[str]]) -> dict[tuple[Path, str], str]:
+    """``prefix:ClassName`` for each class; a name that two files define becomes ``prefix:file_stem.ClassName``."""
+    count = Counter(name for names in classes_by_file.values() for name in set(names))
+    return {
+        (file, name): f"{prefix}:{file.stem}.{name}" if count[name] > 1 else f"{prefix}:{name}"
+        for file, names in classes_by_file.items() for name in names
+    }
+
+
+def load_env_file(path: str | Path, prefix: str = "sandbox") -> Any:
+    """Import one file of an env folder as module ``gymverse_user_envs.<prefix>.<stem>``."""
+    path = Path(path)
     name = f"gymverse_user_envs.{prefix}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -141,34 +168,47 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def register_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationReport:
+Vet = Callable[[Path, str], dict[str, str]]
+
+
+def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | None = None) -> RegistrationReport:
     """Register every env class in the ``.py`` files of ``path`` as ``<prefix>:<ClassName>``.
 
-    ``prefix`` defaults to the folder's name. Files that fail to import and classes that fail
-    to construct are listed in the report's ``failed`` and skipped; the rest still register.
+    ``prefix`` defaults to the folder's name; a class name that two files define is registered as
+    ``<prefix>:<file_stem>.<ClassName>`` for each. Files that fail to import and classes that fail to
+    construct are listed in the report's ``failed`` and skipped; the rest still register.
+
+    This imports the files into the calling process. ``vet`` judges the folder first, elsewhere:
+    ``vet(folder, prefix) -> {env_id or file: reason refused}``; only what it does not refuse is
+    imported and registered (``gymverse.sandbox.vet`` runs the env checker in the sandbox).
     """
     folder = Path(path)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"no such env folder: {folder}")
+    files = env_files(folder)
     prefix = prefix or folder.name
     report = RegistrationReport()
-    for file in sorted(folder.glob("*.py")):
-        if file.name.startswith("_"):
+    refused = vet(folder, prefix) if vet else {}
+    report.failed.update(refused)
+    modules = {}
+    for file in files:
+        if str(file) in refused:
             continue
         try:
-            module = _load_module(file, prefix)
+            modules[file] = load_env_file(file, prefix)
         except BaseException as error:  # a user's file may even call sys.exit
             report.failed[str(file)] = _describe(error)
+    classes = {file: {cls.__name__: cls for cls in env_classes(module)} for file, module in modules.items()}
+    ids = folder_env_ids(prefix, {file: list(names) for file, names in classes.items()})
+    for (file, name), env_id in ids.items():
+        if env_id in refused:
             continue
-        for cls in _env_classes(module):
-            env_id = f"{prefix}:{cls.__name__}"
-            entry_point = _entry_point_for(cls)
-            try:
-                entry_point(complexity=1)
-            except BaseException as error:
-                report.failed[env_id] = _describe(error)
-                continue
-            _register(env_id, entry_point, report)
+        entry_point = entry_point_for(classes[file][name])
+        report.files[env_id] = str(file)
+        try:
+            entry_point(complexity=1)
+        except BaseException as error:
+            report.failed[env_id] = _describe(error)
+            continue
+        _register(env_id, entry_point, report)
     return report
 
 

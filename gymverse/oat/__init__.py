@@ -1,10 +1,11 @@
 """PERPO on OAT (oat-llm 0.2.4): vLLM actors play the games, DeepSpeed learners train, launchpad runs them.
 
 Importing this package does not import OAT (which needs GPUs and Python 3.10); :func:`main` does.
-The logic the OAT classes use lives in small modules here that import without OAT
-(``env_table``, ``curriculum_sync``, ``ledger``, ``transitions``, ``schedule``, ``eval_plan``,
-``settings``, ``actor_policy``); ``actor``, ``learner``, ``records``, ``args`` and ``launch`` are
-the glue, checked against OAT's sources by ``gymverse.oat_contract``.
+It stands on the run core (``gymverse.run``: configuration, step plan, curriculum driver, run files,
+figures) like the native trainer, and keeps only what OAT needs: small modules that import without
+OAT (``ledger``, ``transitions``, ``eval_plan``, ``settings``, ``actor_policy``), and the glue
+(``actor``, ``learner``, ``records``, ``args``, ``launch``), checked against OAT's sources by
+``tools/oat_contract.py``.
 """
 
 

@@ -14,16 +14,16 @@ import vllm
 from oat.algorithms.ppo import PPOActor
 from typing_extensions import override
 
-from gymverse.env.registry import set_env_complexity
 from gymverse.oat.actor_policy import ActorPolicy
-from gymverse.oat.env_table import EnvTable
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.records import GameTransition
-from gymverse.oat.schedule import env_group_seed, step_env_ids
-from gymverse.oat.settings import eval_env_ids, eval_settings, train_env_ids, train_wrappers
-from gymverse.oat.transitions import play_until, step_info, take, trainable, turn_records
+from gymverse.oat.transitions import step_info, transition_fields
 from gymverse.rollout import Episode, collect_episodes, make_env_group
-from gymverse.train.run_files import RunFiles
+from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
+from gymverse.run.curriculum import apply_levels
+from gymverse.run.env_table import EnvTable
+from gymverse.run.files import RunFiles
+from gymverse.run.plan import env_group_seed, play_until, plan_step, take, turn_samples
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
 
@@ -47,13 +47,12 @@ class Actor(PPOActor):
         self.table = EnvTable(train_env_ids(args))
         self.env_groups = {
             env_id: make_env_group(
-                env_id, args.num_env, train_wrappers(args), complexity=args.train_difficulty,
+                env_id, args.num_env, wrappers_spec(args.wrappers), complexity=args.train_difficulty,
                 seed=env_group_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
                 tokenizer=self.tokenizer, async_mode=args.async_env,
             )
             for i, env_id in enumerate(self.table.env_ids)
         }
-        self.levels = dict.fromkeys(self.table.env_ids, args.train_difficulty)
         self.eval_groups = {}  # (env id, complexity) -> env group, built at first use
         self.ledger = ActorLedger(self.table, RunFiles(save_path, actor_id=actor_id), args.dump_experience_every)
         self.rng = random.Random(args.seed + actor_id)
@@ -63,7 +62,7 @@ class Actor(PPOActor):
         """vLLM outputs for ``prompts`` with the training or (between notify_eval_*) evaluation settings."""
         return self.generate(prompts, self.eval_sampling_params if self.eval_mode else self.sampling_params)
 
-    def play(self, env_id: str) -> list[Episode]:
+    def play(self, env_id: str, call: int = 0) -> list[Episode]:
         """One episode on each copy of ``env_id``'s group, continuing its random stream."""
         return collect_episodes(
             self.policy, self.env_groups[env_id], env_id, num_episodes=self.args.num_env,
@@ -75,17 +74,15 @@ class Actor(PPOActor):
         del prompts, formatted_prompts, references  # the games are the prompts
         args = self.args
         self.step_count += 1  # the learner's steps count from 1 too
-        env_ids = step_env_ids(self.table.env_ids, self.step_count - 1, args.env_sampling)
-        episodes = play_until(env_ids, self.play, args.rollout_batch_size_per_device, args.keep_generation_failed)
+        turns = args.rollout_batch_size_per_device
+        plan = plan_step(self.table.env_ids, self.step_count, args.env_sampling, turns, args.keep_generation_failed)
+        episodes = [e for played in play_until(plan, self.play).values() for e in played]
         self.ledger.record(self.step_count, episodes)
-        records = [
-            record
-            for episode in episodes if trainable(episode, args.keep_generation_failed)
-            for record in turn_records(episode, args.gamma, args.ignore_no_eos)
-        ]
+        samples = take(turn_samples(episodes, args.gamma, args.keep_generation_failed), turns, self.rng)
+        if len(samples) < turns:
+            raise RuntimeError(f"step {self.step_count} played {len(samples)} trainable turns, fewer than {turns}")
         info = step_info(episodes)
-        batch = [GameTransition(**record, info=dict(info))
-                 for record in take(records, args.rollout_batch_size_per_device, self.rng)]
+        batch = [GameTransition(**transition_fields(sample, args.ignore_no_eos), info=dict(info)) for sample in samples]
         return self.ipc_client.serialize_ipc(batch)
 
     def take_tally(self) -> np.ndarray:
@@ -94,10 +91,7 @@ class Actor(PPOActor):
     def apply_levels(self, levels: dict[str, int]) -> None:
         """The curriculum's next levels: logged with the steps they follow, set on every game copy."""
         self.ledger.close_steps(levels)
-        for env_id, level in levels.items():
-            if level != self.levels[env_id]:  # games that never change level need no set_complexity
-                set_env_complexity(self.env_groups[env_id], level)
-        self.levels = dict(levels)
+        apply_levels(self.env_groups, levels)
 
     def play_eval(self, env_id: str, complexity: int, num_episodes: int) -> list[Episode]:
         """``num_episodes`` evaluation episodes of ``env_id`` at ``complexity``; the same games at every

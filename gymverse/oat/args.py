@@ -1,4 +1,4 @@
-"""The OAT backend's flags: every flag of OAT's PPO, plus GymVerse's (``EnvArgs``).
+"""The OAT backend's flags: every flag of OAT's PPO, plus the run configuration (``RunConfig``).
 
 GymVerse's values win where both define a flag (``gamma``, ``eval_n``), so both trainers read the
 same flags the same way.
@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from oat.algorithms.ppo import PPOArgs
 
-from gymverse.train.args import EnvArgs
+from gymverse.run.config import RunConfig
 
 
 @dataclass
-class OATPerpoArgs(EnvArgs, PPOArgs):
+class OATPerpoArgs(RunConfig, PPOArgs):
     """PERPO on OAT: vLLM actors play GymVerse games, DeepSpeed learners train on the turns."""

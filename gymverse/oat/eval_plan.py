@@ -7,7 +7,13 @@ whatever was played.
 
 from collections.abc import Mapping, Sequence
 
-from gymverse.oat.schedule import split_evenly
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` items shared by ``parts`` workers, the first ones taking one more when it does not divide."""
+    if parts < 1:
+        raise ValueError(f"need at least one worker, got {parts}")
+    return [total // parts + (i < total % parts) for i in range(parts)]
 
 
 def eval_rounds(env_ids: Sequence[str], levels: Sequence[int], episodes: int, num_actors: int,

@@ -23,13 +23,14 @@ from oat.utils.ops import masked_sum
 from torch.utils.data import Dataset
 from typing_extensions import override
 
-from gymverse.oat.curriculum_sync import CurriculumOwner, levels_from_array, levels_to_array
-from gymverse.oat.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
 from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
 from gymverse.oat.records import GameTransitionDataset
-from gymverse.oat.settings import eval_env_ids, eval_levels, prompt_slots, train_env_ids
-from gymverse.train.figures import plot_training_curves
-from gymverse.train.run_files import RunFiles
+from gymverse.oat.settings import prompt_slots
+from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids
+from gymverse.run.curriculum import CurriculumDriver
+from gymverse.run.env_table import TALLY_COLUMNS, per_env_advantages
+from gymverse.run.figures import plot_training_curves
+from gymverse.run.files import RunFiles
 
 
 class PromptSlots(Dataset):
@@ -53,12 +54,11 @@ class Learner(PPOLearner):
         if args.critic_type == "drgrpo" and args.length_norm_constant:
             self.masked_aggregator = functools.partial(masked_sum, constant_normalizer=args.length_norm_constant)
         self.dataset_builder = GameTransitionDataset
-        self.table = EnvTable(train_env_ids(args))
+        self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args)  # advanced by rank 0 only
+        self.table = self.curriculum.table
         self.batch_env_ids: list[str] = []
-        self.curriculum = None
         self.run_files = None
         if self.strategy.is_rank_0():
-            self.curriculum = CurriculumOwner.from_args(self.table, args)
             if args.resume_dir:
                 resumed = Path(args.resume_dir)  # the run folder, or its checkpoints folder
                 if not self.curriculum.load(resumed):
@@ -66,7 +66,7 @@ class Learner(PPOLearner):
             self.run_files = RunFiles(self.save_path)
             config = json.dumps(vars(args), indent=1, default=str)  # algo is an enum by now
             (Path(self.save_path) / "config.json").write_text(config)
-        self.share_levels(self.curriculum.levels() if self.curriculum else None)  # a resumed curriculum's levels
+        self.share_levels(self.curriculum.levels() if self.strategy.is_rank_0() else None)  # a resumed curriculum's
 
     @override
     def prepare_data(self, strategy, tokenizer):
@@ -103,8 +103,9 @@ class Learner(PPOLearner):
 
     def share_levels(self, levels: dict[str, int] | None) -> dict[str, int]:
         """Rank 0's ``levels`` (None elsewhere) to every rank, and from each group's rank 0 to its actors."""
-        chosen = levels_to_array(self.table, levels) if levels is not None else np.zeros(len(self.table.env_ids))
-        levels = levels_from_array(self.table, self.strategy.broadcast(torch.from_numpy(chosen)).numpy())
+        driver = self.curriculum
+        chosen = driver.levels_to_array(levels) if levels is not None else np.zeros(len(self.table.env_ids))
+        levels = driver.levels_from_array(self.strategy.broadcast(torch.from_numpy(chosen)).numpy())
         if self.strategy.is_group_rank_0():
             for future in [actor.futures.apply_levels(levels) for actor in self.actors]:
                 future.result()

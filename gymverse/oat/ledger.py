@@ -10,9 +10,9 @@ from itertools import groupby
 
 import numpy as np
 
-from gymverse.oat.env_table import TALLY_COLUMNS, EnvTable
 from gymverse.rollout import Episode
-from gymverse.train.run_files import RunFiles
+from gymverse.run.env_table import TALLY_COLUMNS, EnvTable
+from gymverse.run.files import RunFiles
 
 
 class ActorLedger:

@@ -10,17 +10,15 @@ import logging
 import time
 from collections.abc import Callable
 
-from gymverse.rollout import split_env_ids
 from gymverse.errors import BadInput
-from gymverse.train.args import validate_env_args
-from gymverse.train.loop import wrappers_spec
+from gymverse.run.config import eval_env_ids, train_env_ids, validate_run_config
 
 MC_CRITICS = ("drgrpo", "grpo")
 
 
 def prepare_args(args, now_ns: Callable[[], int] = time.time_ns):
     """Validate ``args`` (our OAT args class) and fill in what OAT needs; raises :class:`BadInput`."""
-    validate_env_args(args)
+    validate_run_config(args)
     from gem.envs.registration import ENV_REGISTRY
 
     unknown = [e for e in train_env_ids(args) + eval_env_ids(args) if e not in ENV_REGISTRY]
@@ -41,7 +39,6 @@ def prepare_args(args, now_ns: Callable[[], int] = time.time_ns):
             args.rollout_batch_size, per_step,
         )
         args.rollout_batch_size = per_step
-    eval_settings(args)  # raises on a bad --eval_wrappers / --eval_prompt_templates
     args.algo = "PPO"
     args.oracle = ""
     args.prompt_data = ""
@@ -49,42 +46,6 @@ def prepare_args(args, now_ns: Callable[[], int] = time.time_ns):
         args.seed = now_ns() % 2**32
         args.rnd_seed = False
     return args
-
-
-def train_env_ids(args) -> list[str]:
-    return split_env_ids(args.env_id)
-
-
-def eval_env_ids(args) -> list[str]:
-    """``--eval_envs``, or the training environments when it is empty."""
-    return split_env_ids(args.eval_envs) or train_env_ids(args)
-
-
-def train_wrappers(args) -> str:
-    """GEM's wrapper list for the training envs ("none" is no wrapper, as in the native trainer)."""
-    return wrappers_spec(args.wrappers)
-
-
-def eval_levels(args) -> list[int]:
-    return [int(level) for level in split_env_ids(args.eval_difficulty)]
-
-
-def eval_settings(args) -> dict[str, tuple[str, str]]:
-    """Wrappers and prompt template of each evaluation environment (an empty flag: the training one;
-    one value: for all; else one per environment of ``--eval_envs``, joined by '|')."""
-    ids = eval_env_ids(args)
-
-    def per_env(flag: str, default: str) -> list[str]:
-        spec = getattr(args, flag)
-        values = [v.strip() for v in spec.split("|")] if spec.strip() else [default]
-        if len(values) == 1:
-            return values * len(ids)
-        if len(values) != len(ids):
-            raise BadInput(f"--{flag} has {len(values)} values for {len(ids)} evaluation environments")
-        return values
-
-    wrappers = [wrappers_spec(w) for w in per_env("eval_wrappers", args.wrappers)]
-    return dict(zip(ids, zip(wrappers, per_env("eval_prompt_templates", args.prompt_template))))
 
 
 def learner_world_size(args) -> int:

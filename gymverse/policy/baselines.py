@@ -1,33 +1,32 @@
 """Policies made of the games themselves: the reference solver, a noisy solver and random play.
 
 They read the unwrapped game passed to ``generate`` (``envs``) and reply with a boxed command; they
-have no tokens, so their generations carry text only.
+have no tokens, so their generations carry text only. Their moves are the env contract's players
+(:mod:`gymverse.env.players`).
 """
 
 import random
 from typing import Any, Sequence
 
-from gymverse.env.checker import random_move
+from gymverse.env.players import epsilon_solver_move, random_move
 from gymverse.policy.base import Generation
 
 
-def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str) -> Sequence[Any]:
+def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str, solver: bool = False) -> Sequence[Any]:
     if envs is None or len(envs) != len(prompts):
         raise ValueError(f"the {who} policy plays from the game state: pass one env per prompt as `envs`")
+    for env in envs if solver else ():
+        if not hasattr(env, "oracle_action"):
+            raise TypeError(f"{type(env).__name__} has no reference solver (oracle_action); "
+                            f"the {who} policy cannot play it")
     return envs
-
-
-def _oracle(env: Any) -> str:
-    if not hasattr(env, "oracle_action"):
-        raise TypeError(f"{type(env).__name__} has no reference solver (oracle_action); the oracle cannot play it")
-    return env.oracle_action()
 
 
 class OraclePolicy:
     """Plays each game's reference solver: the best the games allow."""
 
     def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
-        return [Generation(_oracle(env)) for env in _games(envs, prompts, "oracle")]
+        return [Generation(env.oracle_action()) for env in _games(envs, prompts, "oracle", solver=True)]
 
 
 class EpsilonOraclePolicy:
@@ -40,11 +39,8 @@ class EpsilonOraclePolicy:
         self.rng = random.Random(seed)
 
     def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
-        games = _games(envs, prompts, "epsilon-oracle")
-        return [
-            Generation(random_move(env, self.rng) if self.rng.random() < self.epsilon else _oracle(env))
-            for env in games
-        ]
+        games = _games(envs, prompts, "epsilon-oracle", solver=True)
+        return [Generation(epsilon_solver_move(env, self.rng, self.epsilon)) for env in games]
 
 
 class RandomPolicy:

@@ -1,8 +1,6 @@
-"""Command-line arguments of the trainers, with OAT's and GymVerse's flag names.
+"""Command-line arguments of the native trainer, with OAT's and GymVerse's flag names.
 
-``EnvArgs`` holds what GymVerse adds to OAT (environments, PERPO returns, curricula, evaluation);
-the OAT backend puts it in its own args class next to OAT's. ``TrainArgs`` is the native trainer's:
-``EnvArgs`` plus the OAT flags it honours, and the GPU-only flags (``GPU_ONLY_FLAGS``) accepted and
+``TrainArgs`` is the run configuration (``gymverse.run.config.RunConfig``) plus the OAT flags it honours, and the GPU-only flags (``GPU_ONLY_FLAGS``) accepted and
 ignored, so the command lines documented for GymVerse parse unchanged. Flags are parsed by tyro, as
 in OAT: ``--a_b`` and ``--a-b`` are the same flag, booleans are ``--flag`` / ``--no-flag``.
 """
@@ -11,74 +9,21 @@ import math
 from dataclasses import dataclass
 from typing import Literal, Optional
 
-from gymverse.curriculum import CURRICULA
 from gymverse.errors import BadInput
-from gymverse.rollout import split_env_ids
+from gymverse.run.config import TEMPLATE_NAMES, RunConfig, validate_run_config
 
-# Two games whose early levels a tiny byte-level model learns from the latest observation alone.
-DEMO_ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 SFT_EPISODES_FOR_TINY = 100
-TEMPLATE_NAMES = Literal["qwen3_game", "qwen3_general", "qwen3_tool", "code", "no", "chat"]
 
 
 @dataclass
-class EnvArgs:
-    """GymVerse's flags: environments, PERPO returns, curriculum, evaluation."""
-
-    # Environments: registered ids joined by "|"; one vector env of num_env copies per id.
-    env_id: str = DEMO_ENVS
-    num_env: int = 4
-    # GEM observation wrappers, comma-separated (e.g. "concat"); "" or "none" for none.
-    wrappers: str = ""
-    async_env: bool = False
-    prompt_template: TEMPLATE_NAMES = "qwen3_game"
-    # round_robin: each step plays one environment (GymVerse); mixed: every step plays all of them.
-    env_sampling: Literal["round_robin", "mixed"] = "round_robin"
-
-    # PERPO returns: G_t = r_t + gamma * G_{t+1}; norm_return normalizes them per environment.
-    gamma: float = 1.0
-    norm_return: bool = True
-    # Constant that divides each response's token sum in the loss; None = generate_max_length.
-    length_norm_constant: Optional[int] = None
-
-    # Curriculum: with evolve, each environment's complexity follows its success rate.
-    evolve: bool = False
-    curriculum: Literal["threshold", "alpha", "ratchet"] = "threshold"
-    train_difficulty: int = 1
-    min_difficulty: int = 1
-    max_difficulty: int = 10
-    up_threshold: float = 0.8
-    down_threshold: float = 0.1
-    up_steps: int = 3
-    down_steps: int = 3
-    alpha: float = 0.5
-    k_min: float = 0.1
-    ratchet_accuracy: float = 0.9
-    ratchet_min_episodes: int = 32
-
-    # Online evaluation: env ids joined by "|" ("" = the training envs), at these complexities ("1|5").
-    eval_envs: str = ""
-    eval_difficulty: str = "1"
-    eval_wrappers: str = ""
-    eval_prompt_templates: str = ""
-    # Episodes per evaluated environment and complexity.
-    eval_n: int = 16
-
-    # Save sampled trajectories every this many steps (0 = never).
-    dump_experience_every: int = 1
-    # Keep episodes whose prompt outgrew max_model_len (scored as failures) in the training batch.
-    keep_generation_failed: bool = False
-
-
-@dataclass
-class TrainArgs(EnvArgs):
+class TrainArgs(RunConfig):
     """The native trainer: runs on a CPU (or one GPU) with Hugging Face models.
 
     Its defaults are the CPU demo (tiny model, two games, short warm start, PERPO with a
     curriculum, a few minutes on two cores); OAT's defaults are noted where they differ.
     """
 
-    # Demo defaults for EnvArgs' flags (OAT/GymVerse: 4 envs, qwen3_game, gamma 1, no evolve, level 1 eval).
+    # Demo defaults for RunConfig's flags (OAT/GymVerse: 4 envs, qwen3_game, gamma 1, no evolve, level 1 eval).
     num_env: int = 16
     prompt_template: TEMPLATE_NAMES = "no"
     gamma: float = 0.9
@@ -198,43 +143,8 @@ def ignored_flags(argv: list[str]) -> list[str]:
     return found
 
 
-def curriculum_params(args: EnvArgs) -> dict:
-    """Keyword arguments of ``gymverse.curriculum.make_curriculum`` for ``args.curriculum``."""
-    bounds = dict(start=args.train_difficulty, min_complexity=args.min_difficulty, max_complexity=args.max_difficulty)
-    own = {
-        "threshold": dict(up_threshold=args.up_threshold, down_threshold=args.down_threshold,
-                          up_steps=args.up_steps, down_steps=args.down_steps),
-        "alpha": dict(alpha=args.alpha, k_min=args.k_min),
-        "ratchet": dict(accuracy=args.ratchet_accuracy, min_episodes=args.ratchet_min_episodes),
-    }[args.curriculum]
-    return {**bounds, **own}
-
-
-def validate_env_args(args: EnvArgs) -> None:
-    """Raise :class:`BadInput` for values no trainer can run with."""
-    if not split_env_ids(args.env_id):
-        raise BadInput("--env_id is empty; give one or more environment ids joined by '|'")
-    if args.num_env < 1:
-        raise BadInput(f"--num_env must be at least 1, got {args.num_env}")
-    if not 0.0 <= args.gamma <= 1.0:
-        raise BadInput(f"--gamma must lie in [0, 1], got {args.gamma}")
-    if not 1 <= args.min_difficulty <= args.train_difficulty <= args.max_difficulty:
-        raise BadInput(
-            "complexities must satisfy 1 <= --min_difficulty <= --train_difficulty <= --max_difficulty, got "
-            f"{args.min_difficulty}, {args.train_difficulty}, {args.max_difficulty}"
-        )
-    if args.curriculum not in CURRICULA:
-        raise BadInput(f"unknown --curriculum {args.curriculum!r}; choose one of {sorted(CURRICULA)}")
-    try:
-        levels = [int(level) for level in split_env_ids(args.eval_difficulty)]
-    except ValueError:
-        raise BadInput(f"--eval_difficulty must be integers joined by '|', got {args.eval_difficulty!r}") from None
-    if not levels or min(levels) < 1:
-        raise BadInput(f"--eval_difficulty needs complexities >= 1, got {args.eval_difficulty!r}")
-
-
 def validate_train_args(args: TrainArgs) -> None:
-    validate_env_args(args)
+    validate_run_config(args)
     for name in ("rollout_batch_size", "train_batch_size", "train_batch_size_per_device", "num_ppo_epochs",
                  "generate_max_length", "max_save_num"):
         if getattr(args, name) < 1:

@@ -15,71 +15,37 @@ import math
 import random
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from gymverse.perpo import aggregate_tokens, discounted_returns, kl_penalty, normalize_per_env, ppo_clip_loss
+from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
 from gymverse.policy.hf import load_causal_lm
 from gymverse.policy.tiny import TINY
-from gymverse.rollout import split_env_ids
-from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs, curriculum_params
-from gymverse.train.checkpoints import (
+from gymverse.run.checkpoints import (
     load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, save_checkpoint,
     save_trainer_state, step_dir_name,
 )
-from gymverse.train.run_files import RunFiles
+from gymverse.run.config import eval_levels, eval_settings, train_env_ids, wrappers_spec
+from gymverse.run.curriculum import CurriculumDriver, apply_levels
+from gymverse.run.env_table import per_env_advantages
+from gymverse.run.files import RunFiles
+from gymverse.run.figures import plot_training_curves, print_summary
+from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, take, turn_samples
+from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs
 
 
-@dataclass
-class Sample:
-    """One turn to learn from: the sampled reply, its log-probabilities and its return."""
-
-    env_id: str
-    prompt_ids: list[int]
-    response_ids: list[int]
-    logprobs: list[float]
-    ret: float
-
-
-def derive_seed(*parts: int) -> int:
-    """A seed for one purpose (e.g. the games of one step and environment) from integers."""
-    import numpy as np
-
-    return int(np.random.SeedSequence([p % 2**32 for p in parts]).generate_state(1)[0] % 2**31)
-
-
-def wrappers_spec(spec: str) -> str:
-    return "" if spec.strip().lower() in ("", "none") else spec
-
-
-def turn_samples(episodes: list[Any], gamma: float, keep_generation_failed: bool) -> list[Sample]:
-    """Every trainable turn of ``episodes`` with its discounted return."""
-    samples = []
-    for episode in episodes:
-        if episode.ended_by == "context_overflow" and not keep_generation_failed:
-            continue
-        returns = discounted_returns([turn.reward for turn in episode.turns], gamma)
-        for turn, ret in zip(episode.turns, returns):
-            if turn.response_ids:
-                samples.append(Sample(episode.env_id, turn.prompt_ids, turn.response_ids, turn.logprobs, ret))
-    return samples
-
-
-def advantages_of(samples: list[Sample], norm_return: bool) -> list[float]:
-    returns = [s.ret for s in samples]
-    if not norm_return:
-        return returns
-    return normalize_per_env(returns, [s.env_id for s in samples]).tolist()
+def advantages_of(samples: list[TurnSample], table, norm_return: bool) -> list[float]:
+    """PERPO advantages of one process's batch: returns normalized per environment (``table``: an EnvTable)."""
+    return per_env_advantages([s.ret for s in samples], [s.env_id for s in samples], table,
+                              normalize=norm_return).tolist()
 
 
 class Trainer:
     def __init__(self, args: TrainArgs, progress: bool = True) -> None:
         self.args = args
         self.progress = progress
-        self.env_ids = split_env_ids(args.env_id)
-        self.eval_ids = split_env_ids(args.eval_envs) or self.env_ids
-        self.eval_levels = [int(level) for level in split_env_ids(args.eval_difficulty)]
+        self.env_ids = train_env_ids(args)
         self.total_steps = args.max_train // args.rollout_batch_size
         self.run_dir = resolve_run_dir(args.save_path, args.wb_run_name, args.resume)
         self.files = RunFiles(self.run_dir)
@@ -95,8 +61,6 @@ class Trainer:
         import torch
         import transformers
 
-        from gymverse.curriculum import make_curriculum
-        from gymverse.env import set_env_complexity
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
         from gymverse.rollout import make_env_group
@@ -130,7 +94,7 @@ class Trainer:
         )
         updates = self.total_steps * args.num_ppo_epochs * math.ceil(args.rollout_batch_size / args.train_batch_size)
         self.scheduler = _scheduler(self.optimizer, args.lr_scheduler, updates, args.lr_warmup_ratio)
-        self.curriculum = make_curriculum(args.curriculum, **curriculum_params(args)) if args.evolve else None
+        self.curriculum = CurriculumDriver.from_config(self.env_ids, args)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
             env_id: make_env_group(env_id, args.num_env, wrappers, complexity=args.train_difficulty,
@@ -140,13 +104,10 @@ class Trainer:
         if self.state:
             self.optimizer.load_state_dict(self.state["optimizer"])
             self.scheduler.load_state_dict(self.state["scheduler"])
-            if self.curriculum is not None:
-                self.curriculum.load_state_dict(self.state["curriculum"])
+            self.curriculum.load_state_dict(self.state["curriculum"])
             restore_rng_states(self.state["rng"], {"policy": self.policy.generator})
             self.files.truncate(self.state["log_offsets"])
-        if self.curriculum is not None:
-            for env_id, group in self.groups.items():
-                set_env_complexity(group, self.curriculum.complexity(env_id))
+        apply_levels(self.groups, self.curriculum.levels())
         if args.use_wb:
             self.wandb = _start_wandb(args, self.run_dir, self.state["wandb_id"] if self.state else None)
 
@@ -182,34 +143,22 @@ class Trainer:
         return out
 
     # -- one step -------------------------------------------------------------------------------
-    def envs_for_step(self, step: int) -> list[str]:
-        if self.args.env_sampling == "round_robin":
-            return [self.env_ids[(step - 1) % len(self.env_ids)]]
-        return self.env_ids
-
     def collect(self, step: int) -> dict[str, list[Any]]:
+        """Step ``step``'s episodes, per environment played (see ``gymverse.run.plan``)."""
         from gymverse.rollout import collect_episodes
 
         args = self.args
-        played = self.envs_for_step(step)
-        target = math.ceil(args.rollout_batch_size / len(played))
-        episodes: dict[str, list[Any]] = {}
-        for env_id in played:
-            k = self.env_ids.index(env_id)
-            found, call = [], 0
-            while sum(len(e.turns) for e in found) < target:
-                batch = collect_episodes(
-                    self.policy, self.groups[env_id], env_id, args.num_env, template=args.prompt_template,
-                    max_model_len=args.max_model_len, seed=derive_seed(self.seed, step, k, call),
-                )
-                found += batch
-                call += 1
-                if not any(e.turns for e in batch):
-                    break  # every prompt outgrew max_model_len: nothing to learn from
-            episodes[env_id] = found
-        return episodes
+        plan = plan_step(self.env_ids, step, args.env_sampling, args.rollout_batch_size, args.keep_generation_failed)
 
-    def learn(self, samples: list[Sample], advantages: list[float], step: int) -> dict[str, float]:
+        def play(env_id: str, call: int) -> list[Any]:
+            return collect_episodes(
+                self.policy, self.groups[env_id], env_id, args.num_env, template=args.prompt_template,
+                max_model_len=args.max_model_len, seed=derive_seed(self.seed, step, self.env_ids.index(env_id), call),
+            )
+
+        return play_until(plan, play)
+
+    def learn(self, samples: list[TurnSample], advantages: list[float], step: int) -> dict[str, float]:
         import torch
 
         from gymverse.policy.hf import response_mask, sequence_logprobs
@@ -228,10 +177,10 @@ class Trainer:
                 batch = indices[start : start + args.train_batch_size]
                 for micro_start in range(0, len(batch), args.train_batch_size_per_device):
                     micro = [samples[i] for i in batch[micro_start : micro_start + args.train_batch_size_per_device]]
-                    prompts, responses = [s.prompt_ids for s in micro], [s.response_ids for s in micro]
+                    prompts, responses = [s.turn.prompt_ids for s in micro], [s.turn.response_ids for s in micro]
                     logprobs = sequence_logprobs(self.model, prompts, responses, args.temperature, pad)
                     mask = response_mask(responses, logprobs.device)
-                    old = _padded([s.logprobs for s in micro], logprobs)
+                    old = _padded([s.turn.logprobs for s in micro], logprobs)
                     adv = torch.tensor([advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
                                        dtype=logprobs.dtype, device=logprobs.device)
                     loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
@@ -258,26 +207,24 @@ class Trainer:
         return stats
 
     def train_step(self, step: int) -> dict[str, Any]:
-        from gymverse.train.curriculum_hooks import apply_curriculum
-
         args = self.args
         episodes = self.collect(step)
-        played_at = {env_id: eps[0].complexity for env_id, eps in episodes.items() if eps}
-        levels = apply_curriculum(self.curriculum, episodes, self.groups) if self.curriculum is not None else {}
+        all_episodes = [e for eps in episodes.values() for e in eps]
+        levels = self.curriculum.advance(self.curriculum.table.tally(all_episodes))
+        apply_levels(self.groups, levels)
         metrics: dict[str, Any] = {}
         for env_id, eps in episodes.items():
-            record = self.files.log_env_metrics(step, env_id, eps, played_at.get(env_id), levels.get(env_id))
+            played_at = eps[0].complexity if eps else None
+            metrics[env_id] = self.files.log_env_metrics(step, env_id, eps, played_at, levels[env_id])
             self.files.log_episodes(step, eps)
-            metrics[env_id] = record
-        all_episodes = [e for eps in episodes.values() for e in eps]
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
             self.files.save_trajectories(step, all_episodes)
-        samples = turn_samples(all_episodes, args.gamma, args.keep_generation_failed)
-        if len(samples) > args.rollout_batch_size:
-            samples = random.Random(derive_seed(self.seed, step, 98)).sample(samples, args.rollout_batch_size)
-        stats = self.learn(samples, advantages_of(samples, args.norm_return), step) if samples else {}
+        samples = take(turn_samples(all_episodes, args.gamma, args.keep_generation_failed), args.rollout_batch_size,
+                       random.Random(derive_seed(self.seed, step, 98)))
+        advantages = advantages_of(samples, self.curriculum.table, args.norm_return)
+        stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
-        stats["trained_tokens"] = sum(len(s.response_ids) for s in samples) * args.num_ppo_epochs
+        stats["trained_tokens"] = sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs
         stats["episodes"] = len(all_episodes)
         return {"envs": metrics, "train": stats}
 
@@ -292,12 +239,10 @@ class Trainer:
         judge.temperature, judge.top_p = args.eval_temperature, args.eval_top_p
         judge.generate_max_length = args.eval_generate_max_length
         judge.generator = torch.Generator(device=self.policy.device).manual_seed(derive_seed(self.seed, 5))
-        template = args.eval_prompt_templates or args.prompt_template
-        wrappers = wrappers_spec(args.eval_wrappers or args.wrappers)
         records = []
-        for k, env_id in enumerate(self.eval_ids):
+        for k, (env_id, (wrappers, template)) in enumerate(eval_settings(args).items()):
             by_level = {}
-            for level in self.eval_levels:
+            for level in eval_levels(args):
                 group = make_env_group(env_id, min(args.eval_n, 32), wrappers, complexity=level,
                                        seed=derive_seed(self.seed, 3, k), tokenizer=self.tokenizer)
                 by_level[level] = collect_episodes(judge, group, env_id, args.eval_n, template=template,
@@ -319,23 +264,16 @@ class Trainer:
             "reference": str(self.reference_path),
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(),
-            "curriculum": self.curriculum.state_dict() if self.curriculum is not None else {},
+            "curriculum": self.curriculum.state_dict(),
             "rng": rng_states({"policy": self.policy.generator}),
             "log_offsets": self.files.offsets(),
             "wandb_id": self.wandb.id if self.wandb is not None else None,
         })
         prune_checkpoints(self.run_dir, args.max_save_num)
 
-    def complexity(self, env_id: str) -> int:
-        from gymverse.env import get_env_complexity
-
-        return get_env_complexity(self.groups[env_id].envs[0])
-
     # -- the run --------------------------------------------------------------------------------
     def run(self) -> Path:
         from tqdm import tqdm
-
-        from gymverse.train.figures import plot_training_curves
 
         args = self.args
         self.setup()
@@ -358,8 +296,9 @@ class Trainer:
                 self.save(step)
                 plot_training_curves(self.run_dir)
             bar.update()
+            levels = self.curriculum.levels()
             bar.set_postfix_str(" | ".join(
-                f"{env_id.split(':')[-1]} {self.complexity(env_id)}:{record['mean_episode_success']:.2f}"
+                f"{env_id.split(':')[-1]} {levels[env_id]}:{record['mean_episode_success']:.2f}"
                 for env_id, record in result["envs"].items()
             ))
         bar.close()
@@ -408,25 +347,3 @@ def _flat_metrics(result: dict[str, Any]) -> dict[str, float]:
         for key in ("mean_episode_success", "mean_episode_len", "mean_episode_return", "complexity"):
             flat[f"actor/{env_id}/{key}"] = record[key]
     return flat
-
-
-def print_summary(files: RunFiles, env_ids: list[str]) -> None:
-    """A table of evaluation success before and after training, and each environment's complexity."""
-    from rich.console import Console
-    from rich.table import Table
-
-    evals = files.read("eval_env_metrics.jsonl")
-    metrics = files.read("actor_env_metrics.jsonl")
-    if not evals:
-        return
-    first, last = min(r["step"] for r in evals), max(r["step"] for r in evals)
-    table = Table(title=f"Evaluation success before (step {first}) and after (step {last}) training")
-    for column in ("environment", "complexity", "before", "after", "curriculum (start -> end)"):
-        table.add_column(column)
-    for env_id in sorted({r["env_id"] for r in evals}):
-        rows = [r for r in metrics if r["env_id"] == env_id]
-        course = f"{rows[0]['complexity']} -> {rows[-1]['next_complexity']}" if rows else "-"
-        for level in sorted({r["complexity"] for r in evals if r["env_id"] == env_id}):
-            at = {r["step"]: r["accuracy"] for r in evals if r["env_id"] == env_id and r["complexity"] == level}
-            table.add_row(env_id, str(level), f"{at.get(first, 0):.2f}", f"{at.get(last, 0):.2f}", course)
-    Console().print(table)

@@ -11,8 +11,10 @@ from typing import Callable
 
 import gem
 
-from gymverse.env.checker import CheckFailure, play, random_move, time_limit
+from gymverse.env.checker import CheckFailure, EpisodeNeverEnds, play, time_limit, won
 from gymverse.env.parsing import extract_boxed, split_command
+from gymverse.env.players import epsilon_solver_move, random_move
+from gymverse.env.success import success_is_reported
 from gymverse.evaluation.targets import EnvTarget
 
 Chooser = Callable[[gem.Env], str]
@@ -37,7 +39,7 @@ def make_chooser(agent: str, seed: int) -> Chooser:
     if agent == RANDOM:
         return lambda env: random_move(env, rng)
     epsilon = float(agent.removeprefix("epsilon-"))
-    return lambda env: random_move(env, rng) if rng.random() < epsilon else env.unwrapped.oracle_action()
+    return lambda env: epsilon_solver_move(env, rng, epsilon)
 
 
 def recording(choose: Chooser, actions: list[str]) -> Chooser:
@@ -58,6 +60,7 @@ class EpisodeSummary:
     final_reward: float
     turns: int
     reward_outside_win: float  # everything but the winning step's reward: step rewards a game should not pay
+    success_reported: bool = True  # False: the game set no info["success"]; success is inferred from the reward
 
 
 @dataclass
@@ -83,8 +86,8 @@ class LevelPlay:
 
     @property
     def mismatches(self) -> list[EpisodeSummary]:
-        """Episodes whose final reward and ``info["success"]`` disagree."""
-        return [e for e in self.episodes if (e.final_reward > 0) != e.success]
+        """Episodes whose final reward and the game's own ``info["success"]`` disagree."""
+        return [e for e in self.episodes if e.success_reported and (e.final_reward > 0) != e.success]
 
 
 def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], episode_time_s: float = 10.0) -> LevelPlay:
@@ -97,15 +100,17 @@ def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], epis
             with time_limit(episode_time_s):
                 trace, info = play(env, recording(make_chooser(agent, seed), actions), seed)
             rewards = [step[1] for step in trace[1:]]
-            success = bool(info.get("success"))
+            success = won(trace, info)
             record.episodes.append(EpisodeSummary(
                 seed, success, sum(rewards), rewards[-1], len(rewards),
-                sum(rewards) - (rewards[-1] if success else 0.0),
+                sum(rewards) - (rewards[-1] if success else 0.0), success_is_reported(info),
             ))
             if record.transcript is None:
                 record.transcript = Transcript(seed, actions, trace)
-    except CheckFailure as failure:
+    except EpisodeNeverEnds as failure:
         record.failure = ("episode_does_not_end", str(failure))
+    except CheckFailure as failure:
+        record.failure = ("bad_api", str(failure))
     except TimeoutError as failure:
         record.failure = ("hang", str(failure))
     except Exception as error:

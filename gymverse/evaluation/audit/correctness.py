@@ -4,7 +4,8 @@ import random
 from dataclasses import dataclass, field
 
 from gymverse.env.checker import check_env
-from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, random_move, replay
+from gymverse.env.players import random_move
+from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, replay
 from gymverse.evaluation.audit.problems import Problem
 from gymverse.evaluation.targets import EnvTarget
 

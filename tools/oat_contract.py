@@ -18,7 +18,7 @@ OAT's launcher calls with our classes, methods called positionally), the ``Trans
 actor fills, the flags of GymVerse's documented command, and the pins of the GPU install files
 against oat-llm's own metadata.
 
-Run ``python -m gymverse.oat_contract`` (``--installed`` checks the OAT installed in the environment);
+Run ``python tools/oat_contract.py`` (``--installed`` checks the OAT installed in the environment);
 ``tests/test_oat_contract.py`` runs it in CI and shows that it fails when OAT changes under us.
 """
 
@@ -38,8 +38,8 @@ from pathlib import Path
 
 OAT_VERSION = "0.2.4"
 PACKAGE = "oat"
-GLUE_DIR = Path(__file__).resolve().parent / "oat"
 REPO_ROOT = Path(__file__).resolve().parent.parent
+GLUE_DIR = REPO_ROOT / "gymverse" / "oat"
 DEFAULT_CACHE = REPO_ROOT / ".cache" / f"oat-llm-{OAT_VERSION}"
 OVERRIDE_MARKERS = {"override"}  # typing_extensions.override / typing.override
 
@@ -575,13 +575,13 @@ class GlueChecker:
                             f"takes ({', '.join(actual)}), the glue assumes ({', '.join(expected)})")
 
     def check_record_fields(self) -> None:
-        """The records the actor builds (``transitions.turn_records``) must fit OAT's TransitionData."""
+        """The records the actor builds (``transitions.transition_fields``) must fit OAT's TransitionData."""
         from gymverse.oat.transitions import TRANSITION_FIELDS
 
         fields = self._class_fields(TRANSITION_DATA)
         for name in (*TRANSITION_FIELDS, "info"):
             self.verify(name in fields, f"oat-llm {OAT_VERSION} {'.'.join(TRANSITION_DATA)}",
-                        f"has no field {name!r}, which gymverse.oat.transitions.turn_records fills")
+                        f"has no field {name!r}, which gymverse.oat.transitions.transition_fields fills")
 
     def check_documented_command(self) -> None:
         for flag in command_flags(GYMVERSE_COMMAND):
@@ -618,9 +618,9 @@ def own_args_fields() -> set[str]:
     """Fields of the args classes gymverse defines itself (the flags that are not OAT's)."""
     import dataclasses
 
-    from gymverse.train.args import EnvArgs
+    from gymverse.run.config import RunConfig
 
-    return {f.name for f in dataclasses.fields(EnvArgs)}
+    return {f.name for f in dataclasses.fields(RunConfig)}
 
 
 def pinned_versions(text: str) -> dict[str, str]:

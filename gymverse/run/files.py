@@ -1,4 +1,4 @@
-"""The files a training run leaves in its folder, with GymVerse's names and fields.
+"""The files a training run leaves in its folder (``RunFiles``), with GymVerse's names and fields.
 
 * ``actor_env_metrics.jsonl``: one line per step and environment (step, env_id, mean_episode_len,
   mean_episode_success, complexity, ...);

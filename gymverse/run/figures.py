@@ -1,10 +1,11 @@
-"""Training curves from a run folder's logs: success and complexity of each environment over steps."""
+"""What a run folder's logs show: training curves (success and complexity of each environment over
+steps) and the table of evaluation success before and after training."""
 
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from gymverse.train.run_files import RunFiles
+from gymverse.run.files import RunFiles
 
 
 def _smooth(values: Sequence[float], window: int) -> list[float]:
@@ -64,3 +65,25 @@ def plot_training_curves(run_dir: str | Path, path: str | Path | None = None, wi
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def print_summary(files: RunFiles, env_ids: list[str]) -> None:
+    """A table of evaluation success before and after training, and each environment's complexity."""
+    from rich.console import Console
+    from rich.table import Table
+
+    evals = files.read("eval_env_metrics.jsonl")
+    metrics = files.read("actor_env_metrics.jsonl")
+    if not evals:
+        return
+    first, last = min(r["step"] for r in evals), max(r["step"] for r in evals)
+    table = Table(title=f"Evaluation success before (step {first}) and after (step {last}) training")
+    for column in ("environment", "complexity", "before", "after", "curriculum (start -> end)"):
+        table.add_column(column)
+    for env_id in sorted({r["env_id"] for r in evals}):
+        rows = [r for r in metrics if r["env_id"] == env_id]
+        course = f"{rows[0]['complexity']} -> {rows[-1]['next_complexity']}" if rows else "-"
+        for level in sorted({r["complexity"] for r in evals if r["env_id"] == env_id}):
+            at = {r["step"]: r["accuracy"] for r in evals if r["env_id"] == env_id and r["complexity"] == level}
+            table.add_row(env_id, str(level), f"{at.get(first, 0):.2f}", f"{at.get(last, 0):.2f}", course)
+    Console().print(table)

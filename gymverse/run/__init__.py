@@ -1,0 +1,17 @@
+"""The run core: what every trainer stands on (the native one in ``gymverse/train/``, the OAT backend in
+``gymverse/oat/``, and the co-evolution and experiment loops built on them).
+
+* ``config``: ``RunConfig``, the flags every trainer reads the same way, their checks and what follows
+  from them (training and evaluation ids, evaluation levels and settings, curriculum parameters);
+* ``plan``: one step's plan: which environments it plays (``plan_step``), playing until the step's
+  share of turns (``play_until``), the turns to learn from with their returns (``turn_samples``,
+  ``take``), and the seeds of the games;
+* ``curriculum``: ``CurriculumDriver``, the one source of a run's complexity, and ``apply_levels``,
+  which sets its levels on the games;
+* ``env_table``: per-environment tallies and PERPO advantages as arrays ranks can sum;
+* ``files``: ``RunFiles``, the run folder's logs with GymVerse's names and fields;
+* ``checkpoints``: run folders, Hugging Face checkpoints, the state a resumed run continues from;
+* ``figures``: training curves and the before/after evaluation table.
+
+Nothing here imports a trainer or OAT.
+"""

@@ -1,0 +1,89 @@
+"""The curriculum driver: the one place a run's complexity comes from.
+
+A run has one :class:`CurriculumDriver` (the native trainer's, or the OAT learner's rank 0). After
+each step it takes the step's episodes as a tally (:meth:`EnvTable.tally`, arrays that ranks and
+actors can sum), feeds each played environment's success rate to the curriculum chosen by the
+flags, and returns the next level of every training environment; :func:`apply_levels` sets them on
+the games (through wrappers and vector envs; games that read complexity only in their constructor
+are rebuilt), effective at each game's next reset. Without ``--evolve`` every level stays at
+``--train_difficulty``. Its ``state_dict`` goes into the checkpoint it belongs to.
+
+    driver = CurriculumDriver.from_config(env_ids, config)
+    apply_levels(groups, driver.levels())
+    ...                                               # after each step:
+    apply_levels(groups, driver.advance(driver.table.tally(episodes)))
+"""
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gymverse.curriculum import Curriculum, make_curriculum
+from gymverse.env import set_env_complexity
+from gymverse.run.config import curriculum_params
+from gymverse.run.env_table import EnvTable
+
+STATE_FILE = "curriculum_state.json"
+
+
+class CurriculumDriver:
+    def __init__(self, env_ids: Sequence[str], curriculum: Curriculum | None, start: int) -> None:
+        self.table = EnvTable(env_ids)
+        self.curriculum = curriculum
+        self.start = start
+
+    @classmethod
+    def from_config(cls, env_ids: Sequence[str], config: Any) -> "CurriculumDriver":
+        """The curriculum ``--curriculum`` names with its flags when ``--evolve`` is on, else fixed levels."""
+        curriculum = make_curriculum(config.curriculum, **curriculum_params(config)) if config.evolve else None
+        return cls(env_ids, curriculum, config.train_difficulty)
+
+    def levels(self) -> dict[str, int]:
+        """The level every training environment plays next."""
+        if self.curriculum is None:
+            return dict.fromkeys(self.table.env_ids, self.start)
+        return {env_id: self.curriculum.complexity(env_id) for env_id in self.table.env_ids}
+
+    def advance(self, tally: np.ndarray) -> dict[str, int]:
+        """Feed one step's tally (summed over every actor and rank) to the curriculum; the next levels.
+        Environments without episodes in the tally keep their level and streaks."""
+        if self.curriculum is not None:
+            for env_id, (rate, episodes) in self.table.success_rates(tally).items():
+                self.curriculum.update(env_id, rate, episodes)
+        return self.levels()
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.curriculum.state_dict() if self.curriculum is not None else {}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if self.curriculum is not None:
+            self.curriculum.load_state_dict(dict(state))
+
+    def save(self, folder: str | Path) -> None:
+        """Write the state to ``folder/curriculum_state.json`` (nothing without a curriculum)."""
+        if self.curriculum is not None:
+            (Path(folder) / STATE_FILE).write_text(json.dumps(self.state_dict(), indent=1))
+
+    def load(self, folder: str | Path) -> bool:
+        """Continue the curriculum saved in ``folder``; False when there is none."""
+        path = Path(folder) / STATE_FILE
+        if self.curriculum is None or not path.is_file():
+            return False
+        self.load_state_dict(json.loads(path.read_text()))
+        return True
+
+    def levels_to_array(self, levels: Mapping[str, int]) -> np.ndarray:
+        """Levels in table order (for a broadcast, which needs the same shape on every rank)."""
+        return np.array([levels[env_id] for env_id in self.table.env_ids], dtype=np.float64)
+
+    def levels_from_array(self, array: np.ndarray) -> dict[str, int]:
+        return {env_id: int(round(value)) for env_id, value in zip(self.table.env_ids, np.asarray(array).ravel())}
+
+
+def apply_levels(env_groups: Mapping[str, Any], levels: Mapping[str, int]) -> None:
+    """Set each group's next complexity (a game whose level did not change is left as it is)."""
+    for env_id, group in env_groups.items():
+        set_env_complexity(group, levels[env_id])

@@ -1,0 +1,134 @@
+"""One training step's plan, the same on every trainer: what to play, how much, and what to learn from.
+
+A step ``step`` (counted from 1) plays :func:`step_env_ids` (one environment in turn with
+``round_robin``, GymVerse's behaviour, or all of them with ``mixed``). :func:`play_until` plays each
+of them until its trainable episodes hold the step's share of turns; :func:`turn_samples` turns the
+episodes into one :class:`TurnSample` per trainable turn with its discounted return, and
+:func:`take` draws the step's batch from them. The seeds of the games come from
+:func:`derive_seed` and :func:`env_group_seed`, so that a resumed run replays what an uninterrupted
+one would have played.
+
+    plan = plan_step(env_ids, step, "round_robin", turns=48)
+    episodes = play_until(plan, play)                 # play(env_id, call) -> list[Episode]
+    samples = take(turn_samples(all_of(episodes), gamma=0.9), plan.turns, rng)
+"""
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gymverse.perpo import discounted_returns
+
+
+def derive_seed(*parts: int) -> int:
+    """A seed for one purpose (e.g. the games of one step and environment) from integers."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([p % 2**32 for p in parts]).generate_state(1)[0] % 2**31)
+
+
+def env_group_seed(seed: int, actor_id: int, group_index: int, num_groups: int, num_env: int) -> int:
+    """Seed of the first copy of env group ``group_index`` on actor ``actor_id`` (copy ``i`` gets ``+ i``):
+    every copy of every group on every actor plays its own random stream."""
+    return seed + (actor_id * num_groups + group_index) * num_env
+
+
+def step_env_ids(env_ids: Sequence[str], step: int, env_sampling: str) -> list[str]:
+    """The environments step ``step`` (counted from 1) plays.
+
+    ``round_robin`` is GymVerse's: one environment per step, in turn, the same on every actor, so a
+    learning batch holds one environment. ``mixed`` plays all of them every step.
+    """
+    if env_sampling == "round_robin":
+        return [env_ids[(step - 1) % len(env_ids)]]
+    if env_sampling == "mixed":
+        return list(env_ids)
+    raise ValueError(f"unknown env_sampling {env_sampling!r}; choose round_robin or mixed")
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """Step ``step`` plays ``env_ids`` until each holds ``turns_per_env`` trainable turns; it trains on ``turns``."""
+
+    step: int
+    env_ids: list[str]
+    turns: int
+    keep_generation_failed: bool = False
+
+    @property
+    def turns_per_env(self) -> int:
+        return math.ceil(self.turns / len(self.env_ids))
+
+
+def plan_step(env_ids: Sequence[str], step: int, env_sampling: str, turns: int,
+              keep_generation_failed: bool = False) -> StepPlan:
+    return StepPlan(step, step_env_ids(env_ids, step, env_sampling), turns, keep_generation_failed)
+
+
+def trainable(episode: Any, keep_generation_failed: bool = False) -> bool:
+    """Episodes cut short because the prompt outgrew ``max_model_len`` train only when asked to."""
+    return keep_generation_failed or episode.ended_by != "context_overflow"
+
+
+def trainable_turns(episodes: Sequence[Any], keep_generation_failed: bool = False) -> int:
+    """Turns with a reply in the trainable episodes (the turns a step can learn from)."""
+    return sum(1 for e in episodes if trainable(e, keep_generation_failed) for t in e.turns if t.response_ids)
+
+
+def play_until(
+    plan: StepPlan, play: Callable[[str, int], list[Any]], max_rounds: int = 1000,
+) -> dict[str, list[Any]]:
+    """Every episode the step plays, per environment: ``play(env_id, call)`` (``call`` counts from 0)
+    until the environment's trainable episodes hold ``plan.turns_per_env`` turns.
+
+    A call that plays no turn at all (every prompt outgrew the context) ends that environment's
+    share early: nothing would change on the next call.
+    """
+    played: dict[str, list[Any]] = {}
+    for env_id in plan.env_ids:
+        episodes: list[Any] = []
+        for call in range(max_rounds):
+            batch = play(env_id, call)
+            episodes += batch
+            if trainable_turns(episodes, plan.keep_generation_failed) >= plan.turns_per_env:
+                break
+            if not any(e.turns for e in batch):
+                break
+        else:
+            raise RuntimeError(
+                f"{max_rounds} rounds of {env_id} gave only {trainable_turns(episodes, plan.keep_generation_failed)} "
+                f"trainable turns, fewer than the {plan.turns_per_env} a step needs"
+            )
+        played[env_id] = episodes
+    return played
+
+
+@dataclass
+class TurnSample:
+    """One turn to learn from: the played turn (prompt, reply, token ids, sampling log-probs) and its return."""
+
+    env_id: str
+    turn: Any
+    ret: float
+
+
+def turn_samples(episodes: Sequence[Any], gamma: float, keep_generation_failed: bool = False) -> list[TurnSample]:
+    """Every trainable turn of ``episodes`` with its discounted return ``G_t = r_t + gamma * G_{t+1}``
+    (a turn without reply tokens cannot carry a reward and is left out)."""
+    samples = []
+    for episode in episodes:
+        if not trainable(episode, keep_generation_failed):
+            continue
+        returns = discounted_returns([turn.reward for turn in episode.turns], gamma)
+        samples += [TurnSample(episode.env_id, turn, ret) for turn, ret in zip(episode.turns, returns)
+                    if turn.response_ids]
+    return samples
+
+
+def take(samples: Sequence[Any], count: int, rng: random.Random) -> list[Any]:
+    """``count`` of ``samples`` drawn without replacement, in their order (all of them when there are fewer)."""
+    if len(samples) <= count:
+        return list(samples)
+    return [samples[i] for i in sorted(rng.sample(range(len(samples)), count))]

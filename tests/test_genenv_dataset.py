@@ -1,0 +1,150 @@
+"""GenEnv's dataset task space: parquet in and out, the rewrite template and parser, the verifiers."""
+
+import pytest
+
+pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (requirements.txt)")
+import pyarrow.parquet as pq  # noqa: E402
+
+from gymverse.errors import BadInput  # noqa: E402
+from gymverse.genenv.dataset import derived_row, read_tasks, task_text, write_tasks
+from gymverse.genenv.rewrite import DEFAULT_TASK_TEMPLATE, load_task_parser, load_task_template, parse_new_task
+from gymverse.genenv.verifiers import arithmetic_value, listed_tools, select_verifier, verify_math, verify_tool_call
+
+ROWS = [
+    {"data_source": "toy_math", "prompt": [{"role": "system", "content": "Be brief."},
+                                           {"role": "user", "content": "What is 2 + 2?"}],
+     "ability": "math", "reward_model": {"ground_truth": "4", "style": "rule"},
+     "extra_info": {"index": 0, "split": "train"}},
+    {"data_source": "toy_math", "prompt": [{"role": "user", "content": "What is 3 * 5?"}],
+     "ability": "math", "reward_model": {"ground_truth": "15", "style": "rule"},
+     "extra_info": {"index": 1, "split": "train"}},
+]
+
+
+@pytest.fixture
+def parquet(tmp_path):
+    path = tmp_path / "train.parquet"
+    pq.write_table(pa.Table.from_pylist(ROWS), path)
+    return path
+
+
+def test_parquet_round_trip_keeps_genenv_columns(parquet, tmp_path):
+    table = read_tasks(parquet)
+    assert table.rows == ROWS
+    row, reason = derived_row(table.rows[0], "What is 6 + 7?", "13", table.schema)
+    assert reason is None
+    assert row["prompt"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 6 + 7?"}]
+    assert row["reward_model"] == {"ground_truth": "13", "style": "rule"}
+    assert row["extra_info"] == ROWS[0]["extra_info"] and row["data_source"] == "toy_math"
+    out = write_tasks(tmp_path / "epoch_001.parquet", table.rows + [row], table.schema)
+    written = pq.read_table(out)
+    assert written.schema.equals(pq.read_table(parquet).schema)
+    assert written.to_pylist() == ROWS + [row]
+    assert not list(tmp_path.glob("*.partial"))
+    assert table.rows == ROWS  # the parent row is untouched
+
+
+def test_string_prompts_and_typed_ground_truths(tmp_path):
+    path = tmp_path / "numbers.parquet"
+    pq.write_table(pa.Table.from_pylist([{"prompt": "What is 1 + 1?", "reward_model": {"ground_truth": 2}}]), path)
+    table = read_tasks(path)
+    row, reason = derived_row(table.rows[0], "What is 2 + 5?", "7", table.schema)
+    assert reason is None and row == {"prompt": "What is 2 + 5?", "reward_model": {"ground_truth": 7}}
+    row, reason = derived_row(table.rows[0], "What is 2 + 5?", "seven", table.schema)
+    assert row is None and "int64" in reason
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([{"prompt": "q", "answer": "a"}], "missing column.*reward_model"),
+    ([{"question": "q", "reward_model": {"ground_truth": "a"}}], "missing column.*prompt"),
+    ([{"prompt": "q", "reward_model": {"style": "rule"}}], "row 0: reward_model has no ground_truth"),
+    ([{"prompt": [{"role": "system", "content": "s"}], "reward_model": {"ground_truth": "a"}}], "row 0: prompt"),
+])
+def test_bad_parquet_files_are_named_with_the_reason(tmp_path, rows, message):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    with pytest.raises(BadInput, match=message) as error:
+        read_tasks(path, flag="data.train_files")
+    assert str(path) in str(error.value) and "data.train_files" in str(error.value)
+
+
+def test_empty_missing_and_unreadable_files(tmp_path):
+    empty = tmp_path / "empty.parquet"
+    schema = pa.schema([("prompt", pa.string()), ("reward_model", pa.struct([("ground_truth", pa.string())]))])
+    pq.write_table(schema.empty_table(), empty)
+    with pytest.raises(BadInput, match="empty"):
+        read_tasks(empty)
+    with pytest.raises(BadInput, match="no such file"):
+        read_tasks(tmp_path / "nowhere.parquet")
+    (tmp_path / "text.parquet").write_text("not parquet")
+    with pytest.raises(BadInput, match="not a readable parquet"):
+        read_tasks(tmp_path / "text.parquet")
+
+
+def test_task_text_reads_the_last_user_message():
+    assert task_text("plain") == "plain"
+    assert task_text([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                      {"role": "user", "content": "c"}]) == "c"
+    assert task_text([{"role": "system", "content": "s"}]) is None
+
+
+# -- rewrite template and parser ----------------------------------------------------------------
+def test_parse_new_task():
+    assert parse_new_task("New Task: What is 6 + 7?\nNew Answer: 13") == ("What is 6 + 7?", "13")
+    text = "Ideas... new task: draft\nNew answer: x\nNew Task:  Final one?\n\nNew Answer:\n<tool_call>{}</tool_call> "
+    assert parse_new_task(text) == ("Final one?", "<tool_call>{}</tool_call>")  # the last pair wins
+    for garbage in ("", "New Task: no answer", "New Task:\nNew Answer: 3", "New Task: q New Answer:  ", "\x00" * 50):
+        assert parse_new_task(garbage) is None
+    assert "{task}" in DEFAULT_TASK_TEMPLATE and "{answer}" in DEFAULT_TASK_TEMPLATE
+
+
+def test_template_and_parser_are_replaceable(tmp_path, monkeypatch):
+    good = tmp_path / "template.txt"
+    good.write_text("Rewrite {task} (answer {answer}) as JSON {{\"q\": ..., \"a\": ...}}")
+    assert load_task_template(str(good)).startswith("Rewrite {task}")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Rewrite {question}")
+    with pytest.raises(BadInput, match="--task_template"):
+        load_task_template(str(bad))
+    (tmp_path / "my_parser.py").write_text("def parse(text):\n    q, _, a = text.partition('=>')\n"
+                                          "    return (q.strip(), a.strip()) if a else None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert load_task_parser("my_parser:parse")("1+1 => 2") == ("1+1", "2")
+    with pytest.raises(BadInput, match="--task_parser"):
+        load_task_parser("my_parser:missing")
+
+
+# -- verifiers ----------------------------------------------------------------------------------
+def test_math_verifier_rederives_arithmetic():
+    assert arithmetic_value("What is 12 * (3 + 4)?") == 84
+    assert arithmetic_value("Compute 2^10 - 1.") == 1023
+    assert arithmetic_value("In 2024 Bob had 3 apples.") is None
+    assert verify_math("", "What is 7 / 2?", r"\frac{7}{2}") is None
+    assert verify_math("", "What is 7 / 2?", "3.5") is None
+    assert "gives 4" in verify_math("", "What is 2 + 2?", "5")
+    assert verify_math("", "How many legs has a spider?", "8") is None
+    assert "math-verify" in verify_math("", "How many legs has a spider?", "eight legs")
+
+
+TOOLS = ('You may call these tools:\n<tools>\n[{"type": "function", "function": {"name": "get_weather", "parameters": '
+         '{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, '
+         '"required": ["city"]}}}]\n</tools>')
+
+
+def test_tool_call_verifier_checks_calls_against_the_prompts_tools():
+    assert list(listed_tools(TOOLS)) == ["get_weather"]
+    ok = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    assert verify_tool_call(TOOLS, "t", ok) is None
+    assert "not one of" in verify_tool_call(TOOLS, "t", ok.replace("get_weather", "get_time"))
+    assert "required" in verify_tool_call(TOOLS, "t", ok.replace('"city"', '"days"'))
+    assert "has no argument" in verify_tool_call(TOOLS, "t", ok.replace('"Oslo"}', '"Oslo", "unit": "C"}'))
+    assert "well-formed" in verify_tool_call(TOOLS, "t", "<tool_call>{'name': 'get_weather'}</tool_call>")
+    assert verify_tool_call("no tools here", "t", ok) is None  # well formed is all that can be checked
+
+
+def test_select_verifier():
+    assert select_verifier("auto", "math") is verify_math
+    assert select_verifier("auto", "tool_call") is verify_tool_call
+    assert select_verifier("auto", "paper") is None
+    with pytest.raises(BadInput, match="--verifier"):
+        select_verifier("strict", "math")
