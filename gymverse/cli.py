@@ -12,6 +12,7 @@ from rich.table import Table
 
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
+from gymverse.synthesis.command import synthesize_command
 from gymverse.train.sft import sft_command
 
 console = Console()
@@ -115,6 +116,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "eval": eval_command,
     "audit": audit_command,
     "sft": sft_command,
+    "synthesize": synthesize_command,
 }
 
 

@@ -39,6 +39,7 @@ class Novelty:
         self.levels = levels or AuditConfig().levels
         self.names: list[str] = []
         self.vectors: list[np.ndarray] = []
+        self.pending: list[tuple[str, tuple[str, str]]] = []  # remembered before the model was loaded
         self.lock = threading.Lock()
         self.loaded = False
 
@@ -46,21 +47,30 @@ class Novelty:
         both = embed(self.embedder, list(texts)).sum(axis=0)
         return both / max(np.linalg.norm(both), 1e-12)
 
+    def model(self):
+        """The embedding model (loaded on first use)."""
+        with self.lock:
+            self.embedder = self.embedder or load_embedder()
+        return self.embedder
+
     def _load(self) -> None:
         if self.loaded:
             return
         self.embedder = self.embedder or load_embedder()
-        if self.with_library:
-            for env_id, texts in library_texts(self.levels).items():
-                self.names.append(env_id)
-                self.vectors.append(self._vector(texts))
+        known = list(library_texts(self.levels).items()) if self.with_library else []
+        for name, texts in known + self.pending:
+            self.names.append(name)
+            self.vectors.append(self._vector(texts))
         self.loaded = True
 
     def remember(self, name: str, texts: tuple[str, str]) -> None:
+        """Count ``name`` as admitted (embedded when a comparison first needs it)."""
         with self.lock:
-            self._load()
-            self.names.append(name)
-            self.vectors.append(self._vector(texts))
+            if self.loaded:
+                self.names.append(name)
+                self.vectors.append(self._vector(texts))
+            else:
+                self.pending.append((name, texts))
 
     def admit(self, name: str, texts: tuple[str, str] | None) -> GateResult:
         if texts is None:

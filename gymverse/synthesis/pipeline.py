@@ -6,8 +6,8 @@ every answer of the writer is appended to the journal as it arrives, so a run ki
 started again skips what was finished and replays the answers it already paid for.
 """
 
+import json
 import re
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from gymverse.synthesis.writer import Answer
 MANIFEST = "manifest.jsonl"
 JOURNAL = "journal.jsonl"
 CANDIDATES = "candidates"  # a subfolder: register_env_dir reads only the top folder's .py files
+TEXTS = "texts.json"  # beside each passing candidate: what the novelty gate compared, for a resumed run
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ class CandidateRun:
             return self.finish(record, Judgement([gate]), None)
         name = design["name"]
         example_name, example = self.ctx.examples(design["domain"])
-        common = dict(design=_json(design), contract=self.ctx.prompts.texts["contract"], name=name)
+        common = dict(design=json.dumps(design, indent=2), contract=self.ctx.prompts.texts["contract"], name=name)
         prompt = self.ctx.prompts.render("construction", example_name=example_name, example=example, **common)
         judgement, code = Judgement(), None
         for round_ in range(self.ctx.repairs + 1):
@@ -183,6 +184,7 @@ class CandidateRun:
                 if judgement.passed:
                     file_name = f"{snake_case(judgement.class_name)}.py"
                     (self.ctx.output / file_name).write_text(code)
+                    save_texts(self.ctx.output, self.candidate.id, judgement)
                     return self.finish(record, judgement, code, file_name)
             prompt = self.ctx.prompts.render("repair_code", report=judgement.report(), code=code or "(no code)",
                                              **common)
@@ -203,6 +205,12 @@ def judge_and_admit(gates: Gates, path: Path, need_solver: bool) -> Judgement:
     return judgement
 
 
+def save_texts(output: Path, candidate: str, judgement: Judgement) -> None:
+    folder = output / CANDIDATES / candidate
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TEXTS).write_text(json.dumps(judgement.texts))
+
+
 def verdict_fields(judgement: Judgement, file_name: str | None) -> dict:
     """The manifest's verdict fields: status (accepted, unverified or refused), the first failing gate, every gate."""
     failure = judgement.failure
@@ -210,12 +218,6 @@ def verdict_fields(judgement: Judgement, file_name: str | None) -> dict:
     return dict(status=status, reason=failure.reason if failure else "", detail=failure.detail if failure else "",
                 file=file_name, class_name=judgement.class_name, domain=judgement.domain,
                 gates=judgement.as_records())
-
-
-def _json(value: object) -> str:
-    import json
-
-    return json.dumps(value, indent=2)
 
 
 def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict]], manifest: JsonlLog, concurrency: int,

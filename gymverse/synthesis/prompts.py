@@ -23,10 +23,10 @@ class Prompts:
             source = own if own is not None and own.is_file() else files("gymverse.synthesis") / "prompts" / f"{name}.md"
             self.texts[name] = source.read_text()
 
-    def render(self, name: str, **values: str) -> str:
-        """Prompt ``name`` with its placeholders filled; a placeholder nobody fills is an error."""
+    def render(self, prompt: str, /, **values: str) -> str:
+        """Prompt ``prompt`` with its placeholders filled; a placeholder nobody fills is an error."""
         try:
-            return Template(self.texts[name]).substitute(values)
+            return Template(self.texts[prompt]).substitute(values)
         except (KeyError, ValueError) as error:
-            raise BadInput(f"prompt {name}.md: placeholder {error} cannot be filled; "
+            raise BadInput(f"prompt {prompt}.md: placeholder {error} cannot be filled; "
                            f"available: {', '.join('${%s}' % k for k in sorted(values))}") from None

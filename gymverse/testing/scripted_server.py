@@ -10,7 +10,8 @@ messages of a chat request, the prompt of a completions request)::
      ]}
 
 The first rule whose ``when`` strings all occur in the request answers it with its next answer;
-once its answers run out it repeats the last one. An answer is a string, or ``{"file": PATH,
+once its answers run out it repeats the last one. ``Script.log`` lists every answer served as
+``rule#n`` (the rule's n-th request, from 0). An answer is a string, or ``{"file": PATH,
 "say": TEXT}``: TEXT followed by the file (relative to the script) in a fenced block named after its
 extension. A request no rule matches gets HTTP 404. ``usage`` counts whitespace-separated words.
 
@@ -25,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 FENCES = {".py": "python", ".json": "json", ".md": "markdown"}
 
@@ -42,7 +43,7 @@ class Rule:
 class Script:
     rules: list[Rule]
     model: str = "scripted"
-    log: list[str] = field(default_factory=list)  # "rule#answer" of every answer served, in order
+    log: list[str] = field(default_factory=list)  # "rule#n" of every answer served, in order
 
     @classmethod
     def load(cls, source: str | Path | dict) -> "Script":
@@ -57,14 +58,14 @@ class Script:
         ]
         return cls(rules, source.get("model", "scripted"))
 
-    def answer(self, request_text: str) -> str | None:
-        for rule in self.rules:
-            if all(part in request_text for part in rule.when):
-                index = min(rule.served, len(rule.answers) - 1)
-                rule.served += 1
-                self.log.append(f"{rule.name}#{index}")
-                return rule.answers[index]
-        return None
+    def match(self, request_text: str) -> Rule | None:
+        return next((rule for rule in self.rules if all(part in request_text for part in rule.when)), None)
+
+    def take(self, rule: Rule) -> str:
+        """The rule's next answer (its last once they run out), logged."""
+        self.log.append(f"{rule.name}#{rule.served}")
+        rule.served += 1
+        return rule.answers[min(rule.served, len(rule.answers)) - 1]
 
 
 def _answer_text(answer: str | dict, base: Path) -> str:
@@ -111,11 +112,18 @@ class _Handler(BaseHTTPRequestHandler):
             text = "\n".join(str(m.get("content", "")) for m in request.get("messages", []))
         else:
             text = str(request.get("prompt", ""))
+        script = self.server.script
         with self.server.lock:
-            answer = self.server.script.answer(text)
-        if answer is None:
+            rule = script.match(text)
+        if rule is None:
             self._send(404, {"error": {"message": "no scripted rule matches this request"}})
             return
+        hook = self.server.before_answer
+        if hook is not None and hook(rule.name, rule.served) is False:
+            self.close_connection = True  # dropped unanswered: nothing logged, the rule not advanced
+            return
+        with self.server.lock:
+            answer = script.take(rule)
         usage = {"prompt_tokens": _words(text), "completion_tokens": _words(answer)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "logprobs": None}
@@ -134,13 +142,17 @@ class ScriptedServer(ThreadingHTTPServer):
     """The server on 127.0.0.1 (``port=0``: any free port); ``url`` is its OpenAI base URL.
 
     Use it as a context manager (serves in a background thread) or call ``serve_forever``.
+    ``before_answer(rule_name, n)``, if given, runs before a rule's n-th answer, outside the lock
+    (a test may block there); returning False drops the request unanswered.
     """
 
     daemon_threads = True
 
-    def __init__(self, script: Script, port: int = 0) -> None:
+    def __init__(self, script: Script, port: int = 0,
+                 before_answer: Callable[[str, int], bool | None] | None = None) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.script = script
+        self.before_answer = before_answer
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
