@@ -20,6 +20,7 @@ from gymverse.synthesis.pipeline import (
     CANDIDATES, MANIFEST, TEXTS, Candidate, CandidateRun, Progress, RunContext, Theme, judge_and_admit,
     plan_candidates, run_all, save_texts, verdict_fields,
 )
+from gymverse.synthesis.modules import code_hash
 from gymverse.synthesis.prompts import Prompts
 from gymverse.synthesis.records import JsonlLog
 
@@ -114,7 +115,8 @@ def adopt(folder: Path, output: Path, gates: SandboxGates, concurrency: int = 4,
                 shutil.copyfile(file, output / name)
                 save_texts(output, file.stem, judgement)
             record = {"candidate": file.stem, "source": str(file.resolve())}
-            record.update(verdict_fields(judgement, name), gate_seconds=round(judgement.seconds, 3))
+            record.update(verdict_fields(judgement, name), gate_seconds=round(judgement.seconds, 3),
+                          code_sha256=code_hash(file.read_text(errors="replace")))
             return record
         return run
 
@@ -151,22 +153,30 @@ def summary_markdown(summary: RunSummary) -> str:
 
 
 def audit_accepted(output: Path, records: list[dict], gates: SandboxGates) -> dict[str, Path]:
-    """The audit report of the games that passed, each played in the sandbox, written to ``output/audit``."""
+    """The audit report of the games that passed, each played in the sandbox, written to ``output/audit``.
+
+    A resumed run that accepted nothing new keeps the report it finds.
+    """
     from gymverse.evaluation.audit import AuditConfig, AuditResult
     from gymverse.evaluation.audit.diversity import audit_diversity
     from gymverse.evaluation.audit.report import write_audit_report
 
+    passed = [r for r in records if r["status"] in PASSED]
+    folder = output / "audit"
+    audited = {r["file"]: r["code_sha256"] for r in passed}
+    stamp = folder / "audited.json"
+    if not passed or (stamp.is_file() and json.loads(stamp.read_text()) == audited):
+        return {"markdown": folder / "audit.md"} if passed else {}
     config = AuditConfig()
     audits = []
-    for record in records:
-        if record["status"] in PASSED:
-            env_id = f"{output.name}:{record['class_name']}"
-            audit = gates.audit(output / record["file"], record["class_name"], env_id, config)
-            if not isinstance(audit, str):
-                audits.append(audit)
-    if not audits:
-        return {}
+    for record in passed:
+        env_id = f"{output.name}:{record['class_name']}"
+        audit = gates.audit(output / record["file"], record["class_name"], env_id, config)
+        if not isinstance(audit, str):
+            audits.append(audit)
     result = AuditResult(config, audits)
     result.diversity = audit_diversity([a.env_id for a in audits], [a.domain for a in audits],
                                        {a.env_id: a.plays for a in audits}, model=gates.novelty.model())
-    return write_audit_report(result, output / "audit")
+    paths = write_audit_report(result, folder)
+    stamp.write_text(json.dumps(audited))
+    return paths
