@@ -1,15 +1,15 @@
 """Generated tokens per second of a Hugging Face policy (default: the built-in tiny model).
 
-    python benchmarks/bench_generation.py --batch-sizes 1 8 32 --threads 1
+    python benchmarks/bench_generation.py --batch-sizes 1 8 32 --cpu-threads 1
 """
 
 import time
 
 import torch
 import tyro
-from rich.console import Console
 from rich.table import Table
 
+from gymverse.console import console
 from gymverse.policy.hf import HFPolicy
 from gymverse.rollout import apply_template
 
@@ -24,7 +24,7 @@ def main(
     batch_sizes: tuple[int, ...] = (1, 4, 16, 64),
     generate_max_length: int = 128,
     repeats: int = 3,
-    threads: int | None = 1,
+    cpu_threads: int = 1,
     device: str = "cpu",
 ) -> None:
     """Sample replies to a game prompt at each batch size and print the best of ``repeats`` runs.
@@ -34,18 +34,20 @@ def main(
         batch_sizes: prompts per ``generate`` call.
         generate_max_length: tokens per reply (EOS is masked out, so every reply is this long).
         repeats: runs per batch size; the fastest counts.
-        threads: torch CPU threads while sampling (None: torch's default).
+        cpu_threads: torch CPU threads while sampling (0: torch's default), as in training and evaluation.
         device: ``cpu`` or ``cuda``.
     """
     policy = HFPolicy(
-        pretrain, generate_max_length=generate_max_length, device=device, seed=0, num_threads=threads,
+        pretrain, generate_max_length=generate_max_length, device=device, seed=0, num_threads=cpu_threads or None,
         batch_size=max(batch_sizes),
     )
     # Every reply runs to the length limit, so all runs do the same work.
     eos = sorted(policy.eos_ids)
     policy.model.lm_head.register_forward_hook(lambda module, args, out: out.index_fill_(-1, torch.tensor(eos), -1e4))
     prompt = apply_template("qwen3_game", OBSERVATION)
-    table = Table(title=f"{pretrain}: {policy.count_tokens(prompt)}-token prompt, {generate_max_length}-token replies")
+    threads = cpu_threads or torch.get_num_threads()
+    table = Table(title=f"{pretrain}: {policy.count_tokens(prompt)}-token prompt, {generate_max_length}-token replies, "
+                        f"{threads} CPU thread(s)")
     for column in ("batch", "seconds", "tokens/s"):
         table.add_column(column, justify="right")
     policy.generate([prompt])  # warm-up
@@ -57,7 +59,7 @@ def main(
             best = min(best, time.perf_counter() - start)
         tokens = sum(len(r.response_ids) for r in replies)
         table.add_row(str(batch), f"{best:.3f}", f"{tokens / best:,.0f}")
-    Console().print(table)
+    console.print(table)
 
 
 if __name__ == "__main__":

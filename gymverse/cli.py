@@ -2,26 +2,22 @@
 
 import os
 import sys
-from pathlib import Path
-from typing import Callable
+from typing import Annotated, Callable
 
 import tyro
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
+from gymverse.evaluation.options import FLAT, EnvSelection
+from gymverse.run.sft import sft_command
 from gymverse.synthesis.command import synthesize_command
-from gymverse.train.sft import sft_command
-
-console = Console()
 
 
-def _load_ids(ids: list[str], all_: bool, folder: Path | None) -> list[str]:
-    from gymverse.evaluation.targets import resolve_env_ids
-
-    return resolve_env_ids(ids, all_, folder, log=lambda line: console.print(line, markup=False))
+def _say(line: str) -> None:
+    console.print(line, markup=False)
 
 
 def envs() -> None:
@@ -49,17 +45,23 @@ def play(
     complexity: int = 1,
     seed: int | None = None,
 ) -> None:
-    """Play a game in the terminal. Type a command (boxing is optional), `hint` for the solver's move, `quit` to stop."""
+    """Play a game in the terminal. Type a command (boxing is optional), `hint` for the solver's move, `quit` to stop.
+
+    Args:
+        env_id: The game (e.g. gymverse:PeakFinder); `gymverse envs` lists them.
+        complexity: Its complexity level (1 and up).
+        seed: Seed of the episode; None: a fresh one.
+    """
     import gem
 
-    _load_ids([env_id], False, None)
+    EnvSelection([env_id]).resolve(log=_say)
     if complexity < 1:
         raise BadInput("--complexity must be >= 1")
     env = gem.make(env_id, complexity=complexity)
     observation, info = env.reset(seed=seed)
     console.print(observation, markup=False)
     while True:
-        console.print(f"[dim]{info.get('suffix', '')}[/dim]")
+        console.print(info.get("suffix", ""), style="dim", markup=False)
         try:
             line = console.input("[bold]> [/bold]").strip()
         except (EOFError, KeyboardInterrupt):
@@ -81,16 +83,19 @@ def play(
 
 
 def check(
-    ids: tyro.conf.Positional[list[str]] = [],  # noqa: B006 (tyro reads the default)
-    all: bool = False,  # noqa: A002
-    dir: Path | None = None,  # noqa: A002
+    envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
     seeds: int = 20,
     max_level: int = 20,
 ) -> None:
-    """Check games with the env checker; prints a verdict table and exits non-zero if any fails."""
+    """Check games with the env checker; prints a verdict table and exits non-zero if any fails.
+
+    Args:
+        seeds: Episodes (seeds) per level.
+        max_level: The checker plays levels 1 to this.
+    """
     from gymverse.env.checker import check_env
 
-    env_ids = _load_ids(list(ids), all, dir)
+    env_ids = envs.resolve(log=_say)
     table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
     table.add_column("id")
     table.add_column("verdict")
@@ -132,6 +137,8 @@ def main(argv: list[str] | None = None) -> None:
             raise
         console.print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
+    except BrokenPipeError:  # the reader stopped early (`gymverse envs | head`): not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import gymverse  # noqa: F401  (registers the library)
 from gymverse.evaluation.audit import AuditConfig, run_audit
 from gymverse.evaluation.audit.report import write_audit_report
 from gymverse.evaluation.commands import audit_command
+from gymverse.evaluation.options import EnvSelection
 from gymverse.evaluation.metrics import difficulty_verdict
 from gymverse.evaluation.targets import resolve_env_ids, target_for
 
@@ -92,7 +93,7 @@ def test_diversity_flags_the_renamed_copy_but_not_a_different_game():
 
 
 def test_audit_command_writes_the_report_for_a_folder(tmp_path, capsys):
-    audit_command(dir=BROKEN_DIR, output=tmp_path, levels=[1, 7], episodes=3, solver_episodes=1,
+    audit_command(EnvSelection(dir=BROKEN_DIR), output=tmp_path, levels=[1, 7], episodes=3, solver_episodes=1,
                   checker_max_level=7, checker_seeds=1, skip=["diversity"])
     assert (tmp_path / "audit.md").is_file() and (tmp_path / "audit.json").is_file()
     assert "CrashAtLevel7" in capsys.readouterr().out
@@ -100,7 +101,7 @@ def test_audit_command_writes_the_report_for_a_folder(tmp_path, capsys):
 
 def test_audit_command_rejects_an_unknown_section(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        audit_command(ids=["gymverse:PeakFinder"], output=tmp_path / "out", skip=["style"])
+        audit_command(EnvSelection(["gymverse:PeakFinder"]), output=tmp_path / "out", skip=["style"])
     assert exit_info.value.code == 2
     assert "--skip" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()

@@ -21,10 +21,15 @@ def run(argv, capsys):
     return code, out.out + out.err
 
 
-def test_envs_lists_games_with_their_parameters(capsys, monkeypatch):
-    monkeypatch.setattr(cli.console, "width", 160)
-    code, out = run(["envs"], capsys)
-    assert code == 0 and "gymverse:PeakFinder" in out and "spare_reads" in out
+def test_envs_lists_every_parameter_name_whole_when_piped(capsys):
+    from gymverse.env import builtin_env_classes
+
+    code, out = run(["envs"], capsys)  # pytest's captured stdout is no terminal, like a pipe
+    assert code == 0
+    words = set(re.findall(r"[\w:]+", out))
+    for cls in builtin_env_classes():
+        assert f"gymverse:{cls.__name__}" in words
+        assert set(cls.complexity_params) <= words, cls.__name__
 
 
 def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
@@ -50,15 +55,37 @@ def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
     "argv, message",
     [
         (["check"], "--all or --dir"),
-        (["check", "gymverse:NoSuchGame"], "unknown env id"),
+        (["check", "gymverse:NoSuchGame"], "unknown environment id 'gymverse:NoSuchGame'; `gymverse envs`"),
+        (["check", "gymverse:PeakFindr"], "'gymverse:PeakFindr' (did you mean gymverse:PeakFinder?)"),
+        (["check", "lightsout"], "'lightsout' (did you mean gymverse:LightsOut?)"),
+        (["play", "gymverse:KnightsKnaves"], "(did you mean gymverse:KnightsAndKnaves?)"),
+        (["audit", "gymverse:Battleshp", "--skip", "diversity"], "(did you mean gymverse:Battleship?)"),
+        (["eval", "gymverse:Codelock", "--policy", "oracle"], "(did you mean gymverse:CodeLock?)"),
+        (["sft", "--env-id", "gymverse:GridCourier|gymverse:MailSortr"], "--env-id: unknown environment id"),
+        (["sft", "--difficulty", "1|two"], "--difficulty '1|two'"),
         (["play", "gymverse:PeakFinder", "--complexity", "0"], "--complexity"),
-        (["sft", "--env-id", "gymverse:NoSuchGame", "--output", "unused"], "unknown environment id"),
-        (["sft", "--pretrain", "/no/such/model", "--output", "unused"], "not a Hugging Face model folder"),
+        (["sft", "--pretrain", "/no/such/model"], "--pretrain '/no/such/model' is not a Hugging Face model folder"),
     ],
 )
-def test_bad_input_gets_one_clear_line(argv, message, capsys):
+def test_bad_input_gets_one_clear_line(argv, message, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # nothing may be written: sft's default output is relative
     code, out = run(argv, capsys)
-    assert code == 2 and message in out and "Traceback" not in out
+    assert code == 2 and message in out and len(out.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_bad_input_is_refused_before_torch_loads():
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom gymverse import cli\n"
+             "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
+             "print('torch' in sys.modules, 'transformers' in sys.modules, code)")
+    for argv in (["eval", "gymverse:PeakFinder", "--policy", "/no/such/model"],
+                 ["eval", "gymverse:PeakFinder", "--policy", "tiny", "--top-p", "2"],
+                 ["sft", "--pretrain", "/no/such/model"]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True)
+        assert done.stdout.split()[-3:] == ["False", "False", "2"], (argv, done.stdout, done.stderr)
 
 
 def test_play_takes_commands_and_hints(monkeypatch, capsys):
@@ -68,9 +95,32 @@ def test_play_takes_commands_and_hints(monkeypatch, capsys):
     assert code == 0 and "solver: \\boxed{read" in out and "value[0] =" in out
 
 
+def test_play_prints_the_game_text_unbroken_when_piped(monkeypatch, capsys):
+    import gem
+
+    observation, _ = gem.make("gymverse:KnightsAndKnaves", complexity=3).reset(seed=5)
+    assert max(map(len, observation.splitlines())) > 80  # what a wrapping console would cut
+    monkeypatch.setattr(cli.console, "input", lambda prompt="": "quit")
+    code, out = run(["play", "gymverse:KnightsAndKnaves", "--complexity", "3", "--seed", "5"], capsys)
+    assert code == 0 and observation in out
+
+
 def test_the_envs_readme_example_is_a_valid_game(tmp_path, capsys):
     readme = Path(__file__).parents[1] / "envs" / "README.md"
     (tmp_path / "countdown.py").write_text(README_EXAMPLE.search(readme.read_text()).group(1))
     code, out = run(["check", "--dir", str(tmp_path), "--seeds", "3"], capsys)
     assert code == 0 and "pass" in out
     assert "FAIL" not in out and "skipped" not in out
+
+
+def test_sft_trains_on_the_cpu_threads_it_is_given(tiny_dir, tmp_path, capsys):
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        code, out = run(["sft", "--pretrain", str(tiny_dir), "--env-id", "gymverse:PeakFinder", "--episodes", "1",
+                         "--difficulty", "1", "--epochs", "1", "--cpu-threads", "1", "--output", str(tmp_path)], capsys)
+        assert code == 0 and torch.get_num_threads() == 1, out
+    finally:
+        torch.set_num_threads(before)

@@ -1,8 +1,11 @@
 """Agent evaluation: the pass@k estimator, the progressive schedule, sweeps, their resumption and reports."""
 
 import csv
+import importlib.util
 import json
 import math
+import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -12,15 +15,18 @@ from hypothesis import strategies as st
 import gymverse  # noqa: F401  (registers the library)
 from gymverse.evaluation import SweepConfig, difficulty_band, pass_at_k, progressive_levels, run_sweep
 from gymverse.evaluation.checkpoints import checkpoint_name, find_checkpoints, read_checkpoint_list
-from gymverse.evaluation.commands import eval_command
+from gymverse import cli
 from gymverse.evaluation.compare import compare_runs
+from gymverse.evaluation.options import EnvSelection, SweepOptions
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize
 from gymverse.evaluation.sweep import play_instances
 from gymverse.errors import BadInput
 from gymverse.policy import OraclePolicy, RandomPolicy
+from test_cli import run  # the command line, its exit status and output
 
 ENV = "gymverse:PeakFinder"
+ROOT = Path(__file__).parents[1]
 
 
 @pytest.mark.parametrize("n, c, k, expected", [
@@ -174,18 +180,82 @@ def test_compare_ranks_the_solver_above_random_play(tmp_path):
     assert paths["overall"].is_file() and paths["per_env"].is_file()
 
 
+def evaluate_checkpoints():
+    """The module of ``Evaluation/evaluate_checkpoints.py`` (a script, not a package module)."""
+    spec = importlib.util.spec_from_file_location("evaluate_checkpoints", ROOT / "Evaluation" / "evaluate_checkpoints.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
 @pytest.mark.parametrize("arguments, message", [
-    (dict(ids=["gymverse:NoSuchGame"]), "unknown env id"),
-    (dict(ids=[ENV], policy="epsilon:lots"), "epsilon:P"),
-    (dict(ids=[ENV], attempts=2, k=[4]), "pass@k"),
-    (dict(), "--all"),
+    ([ENV + "x"], "unknown environment id 'gymverse:PeakFinderx' (did you mean gymverse:PeakFinder?)"),
+    ([ENV, "--policy", "epsilon:lots"], "--policy 'epsilon:lots': write epsilon:P"),
+    ([ENV, "--policy", "/no/such/model"], "--policy '/no/such/model' is not a Hugging Face model folder"),
+    ([ENV, "--attempts", "2", "--k", "4"], "pass@k needs 1 <= k <= --attempts (2), got --k 4"),
+    ([ENV, "--levels", "0", "3"], "--levels must be integers >= 1"),
+    ([ENV, "--num-levels", "0"], "--num-levels must be >= 1"),
+    ([ENV, "--instances", "0"], "--instances must be >= 1"),
+    ([ENV, "--template", "qwen4"], "--template 'qwen4' is not a template"),
+    ([ENV, "--wrappers", "concat,nope"], "--wrappers: unknown wrapper(s) nope"),
+    ([ENV, "--top-p", "0"], "--top-p must be in (0, 1]"),
+    ([ENV, "--cpu-threads", "-1"], "--cpu-threads must be >= 0"),
+    ([], "--all"),
 ])
-def test_eval_command_reports_bad_input_without_a_traceback(tmp_path, capsys, arguments, message):
-    with pytest.raises(SystemExit) as exit_info:
-        eval_command(**{"policy": "oracle", "output": tmp_path / "out", **arguments})
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().out.replace("\n", " ")
+def test_eval_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, capsys, arguments, message):
+    argv = ["eval", "--policy", "oracle", "--output", str(tmp_path / "out"), *arguments]
+    code, out = run(argv, capsys)
+    assert code == 2 and message in out and len(out.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_eval_and_evaluate_checkpoints_share_one_declaration_of_the_sweep_flags(capsys):
+    import tyro
+
+    script = evaluate_checkpoints()
+    helps = []
+    for command in (lambda: cli.main(["eval", "--help"]), lambda: tyro.cli(script.main, args=["--help"])):
+        with pytest.raises(SystemExit):
+            command()
+        helps.append(" ".join(capsys.readouterr().out.split()))
+    for option in [f.name for f in fields(EnvSelection)][1:] + [f.name for f in fields(SweepOptions)]:
+        flag = "--k" if option == "ks" else "--" + option.replace("_", "-")
+        assert all(re.search(rf"{flag}[ ,]", text) for text in helps), flag
+    for text in helps:  # one help text each, the same in both commands
+        assert text.count("Instances (distinct seeds) per env and level.") == 1
+        assert text.count("Torch threads on a CPU (0: torch's default)") == 1
+
+
+def test_evaluate_checkpoints_refuses_a_bad_list_entry_before_loading_anything(tmp_path, capsys):
+    listing = tmp_path / "list.txt"
+    listing.write_text("oracle\nruns/nowhere/step_1\n")
+    script = evaluate_checkpoints()
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(envs=EnvSelection([ENV]), checkpoints=listing, output=tmp_path / "out")
+    assert exit_info.value.code == 2
+    assert f"--checkpoints {listing}: 'runs/nowhere/step_1' is not a Hugging Face model folder" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_cpu_thread_setting_reaches_torch_while_the_model_samples(tmp_path, micro_model, threads):
+    import torch
+
+    from gymverse.evaluation.sweep import load
+
+    config = SweepConfig([ENV], str(micro_model), levels=[1], instances=1, attempts=1, generate_max_length=4,
+                         cpu_threads=threads)
+    policy = load(config)
+    seen = []
+    policy.model.register_forward_hook(lambda *_: seen.append(torch.get_num_threads()))
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)  # a setting the sweep must override while sampling, then restore
+    try:
+        run_sweep(config, tmp_path, policy=policy)
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+    assert seen and set(seen) == {threads}
 
 
 def test_checkpoints_of_a_run_are_found_in_step_order(tmp_path):

@@ -5,6 +5,7 @@ not cached and PyPI cannot be reached.
 """
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # a deve
 import oat_contract  # noqa: E402
 from oat_contract import (  # noqa: E402
     DEFAULT_CACHE, GLUE_DIR, GPU_STACK, Module, OatSources, SourcesUnavailable, check, check_gpu_pins,
-    command_flags, fetch_oat_sources, pinned_versions,
+    check_shared_flags, command_flags, fetch_oat_sources, pinned_versions,
 )
 
 
@@ -150,6 +151,27 @@ def test_the_gpu_install_files_pin_what_oat_requires(oat_sources):
         "torch": "2.6.0", "vllm": "0.8.4", "transformers": "4.51.3", "deepspeed": "0.16.8",
         "flash-attn": "2.7.4.post1", "oat-llm": "0.2.4", "gem-llm": "0.1.0"}
     assert "- python=3.10" in oat_contract.GPU_FILES[0].read_text()
+
+
+def test_the_gpu_install_files_cite_only_files_that_exist():
+    for file in oat_contract.GPU_FILES:
+        for cited in re.findall(r"[\w./-]+\.(?:md|txt|yml|py)\b", file.read_text()):
+            assert (oat_contract.REPO_ROOT / cited).exists(), f"{file.name} cites {cited}, which does not exist"
+
+
+def test_a_flag_of_both_trainers_is_declared_once_for_both(oat_sources):
+    from dataclasses import dataclass
+
+    from gymverse.run.config import RunConfig
+
+    assert check_shared_flags(oat_sources) == []
+
+    @dataclass
+    class Native(RunConfig):
+        whiten_adv: bool = False  # an OAT flag given its own default by one trainer only
+
+    [problem] = check_shared_flags(oat_sources, Native)
+    assert "--whiten_adv is a flag of OAT's PPOArgs too: declare it in RunConfig" in str(problem)
 
 
 @pytest.mark.parametrize("file_index, old, new, expected", [

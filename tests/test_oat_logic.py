@@ -17,8 +17,8 @@ from gymverse.errors import BadInput
 from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys, split_evenly
 from gymverse.oat.ledger import ActorLedger
-from gymverse.oat.settings import learner_world_size, prepare_args, prompt_slots
-from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, step_info, transition_fields
+from gymverse.oat.settings import global_actor_id, gpu_split, learner_world_size, prepare_args, prompt_slots
+from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, play_step, step_info, transition_fields
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.rollout import Episode, Turn, collect_episodes, make_env_group
@@ -147,46 +147,107 @@ def test_eval_metrics_have_fixed_keys_on_every_rank():
 
 @dataclass
 class FlagsStandIn(RunConfig):
-    """RunConfig plus the OAT flags prepare_args reads (the real class needs OAT installed)."""
+    """RunConfig plus the OAT-only flags prepare_args reads (the real class needs OAT installed)."""
 
-    critic_type: str = "drgrpo"
-    num_samples: int = 1
-    gpus: int = 4
-    collocate: bool = True
-    num_groups: int = 1
-    rollout_batch_size: int = 128
-    rollout_batch_size_per_device: int = 16
-    rnd_seed: bool = False
-    seed: int = 42
+    group_rank: int = 0
+    ignore_no_eos: bool = False
     algo: str = "DPO"
     oracle: str = "pairrm"
     prompt_data: str = "lkevinzc/tldr-with-sft-reference"
 
 
+def gymverse_flags(**changes) -> FlagsStandIn:
+    """GymVerse's documented layout: 4 collocated GPUs, 16 turns per device, 128 asked."""
+    return FlagsStandIn(**{"env_id": ENV, "gpus": 4, "collocate": True, "rollout_batch_size": 128,
+                           "rollout_batch_size_per_device": 16, "pi_buffer_maxlen_per_device": 16, **changes})
+
+
+def prepared(**changes) -> FlagsStandIn:
+    return prepare_args(gymverse_flags(**changes), visible_gpus="")
+
+
 def test_prepare_args_switches_off_prompt_data_and_oracle_and_sizes_the_rollout():
-    args = prepare_args(FlagsStandIn(env_id=ENV))
+    args = prepared()
     assert (args.algo, args.oracle, args.prompt_data) == ("PPO", "", "")
     assert args.rollout_batch_size == 64  # 16 per device on 4 collocated learners, as in GymVerse
-    assert prepare_args(FlagsStandIn(env_id=ENV, collocate=False)).rollout_batch_size == 32
+    assert prepared(collocate=False).rollout_batch_size == 32
     assert learner_world_size(FlagsStandIn(gpus=3, collocate=False, num_groups=2)) == 4
 
 
+def test_without_a_per_device_size_the_rollout_is_shared_by_the_learners():
+    args = prepared(rollout_batch_size=48, rollout_batch_size_per_device=None, pi_buffer_maxlen_per_device=None)
+    assert (args.rollout_batch_size, args.rollout_batch_size_per_device) == (48, 12)
+    with pytest.raises(BadInput, match="must divide among the 4 learner GPUs"):
+        prepared(rollout_batch_size=50, rollout_batch_size_per_device=None)
+
+
+def test_the_learner_buffer_holds_exactly_one_step():
+    assert prepared(pi_buffer_maxlen_per_device=None).pi_buffer_maxlen_per_device == 16
+    for other in (8, 32):  # fewer drops turns, more trains old turns again
+        with pytest.raises(BadInput, match="--pi_buffer_maxlen_per_device .* must equal"):
+            prepared(pi_buffer_maxlen_per_device=other)
+
+
+def test_the_learner_count_is_the_one_oat_starts():
+    # OAT places its processes on every GPU CUDA_VISIBLE_DEVICES lists: a --gpus that disagrees is refused.
+    with pytest.raises(BadInput, match="--gpus is 4 but CUDA_VISIBLE_DEVICES lists 8 GPUs"):
+        prepare_args(gymverse_flags(), visible_gpus="0,1,2,3,4,5,6,7")
+    assert prepare_args(gymverse_flags(gpus=8), visible_gpus="0,1,2,3,4,5,6,7").rollout_batch_size == 128
+    # OAT's split (get_program): the first half acts, the second learns; an odd count shares its middle GPU.
+    assert gpu_split(4, collocate=False) == ([0, 1], [2, 3])
+    assert gpu_split(3, collocate=False) == ([0, 1], [1, 2])
+    assert gpu_split(2, collocate=True) == ([0, 1], [0, 1])
+    assert learner_world_size(FlagsStandIn(gpus=1)) == 1  # the demo: one GPU acts and learns
+
+
+@pytest.mark.parametrize("gpus, collocate, per_actor, ok", [
+    (4, True, 2, True), (4, True, 4, True), (4, False, 2, True), (4, False, 4, False), (8, True, 3, False),
+])
+def test_gpus_per_actor_must_divide_the_actor_gpus(gpus, collocate, per_actor, ok):
+    flags = dict(gpus=gpus, collocate=collocate, num_gpus_per_actor=per_actor, rollout_batch_size_per_device=None,
+                 pi_buffer_maxlen_per_device=None)
+    if ok:
+        prepared(**flags)
+    else:
+        with pytest.raises(BadInput, match="--num_gpus_per_actor must be 1, 2, 4 or 8 and divide"):
+            prepared(**flags)
+
+
+def test_actor_ids_are_unique_across_groups():
+    args = FlagsStandIn(gpus=4, collocate=False, num_groups=3, num_gpus_per_actor=1)
+    ids = [global_actor_id(FlagsStandIn(**{**vars(args), "group_rank": group}), local)
+           for group in range(3) for local in range(2)]  # 2 actor GPUs per group
+    assert ids == [0, 1, 2, 3, 4, 5]
+
+
 def test_prepare_args_draws_the_random_seed_once_for_all_processes():
-    args = prepare_args(FlagsStandIn(env_id=ENV, rnd_seed=True), now_ns=lambda: 2**32 + 7)
+    args = prepare_args(gymverse_flags(rnd_seed=True), now_ns=lambda: 2**32 + 7, visible_gpus="")
     assert (args.seed, args.rnd_seed) == (7, False)
 
 
 @pytest.mark.parametrize("flags, message", [
     (dict(env_id="gymverse:NoSuchGame"), "unknown environment id"),
-    (dict(env_id=ENV, eval_envs="nope:Game"), "unknown environment id"),
-    (dict(env_id=ENV, critic_type="ppo"), "value critic"),
-    (dict(env_id=ENV, num_samples=4), "num_samples must be 1"),
-    (dict(env_id=ENV, eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
+    (dict(eval_envs="nope:Game"), "unknown environment id"),
+    (dict(critic_type="ppo"), "value critic"),
+    (dict(num_samples=4), "num_samples must be 1"),
+    (dict(eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
     (dict(env_id=""), "env_id is empty"),
 ])
 def test_prepare_args_rejects_what_cannot_run(flags, message):
     with pytest.raises(BadInput, match=message):
-        prepare_args(FlagsStandIn(**flags))
+        prepared(**flags)
+
+
+def test_both_backends_start_from_the_same_defaults():
+    """The demo and the short command run on OAT with the native trainer's defaults (OAT's own would stop them:
+    num_samples 2, 8 GPUs, beta 0.1 loading a reference model, learning rate 5e-7)."""
+    from gymverse.train.args import TrainArgs
+
+    args, native = prepare_args(FlagsStandIn(), visible_gpus=""), TrainArgs()
+    shared = ("num_samples", "beta", "learning_rate", "eval_steps", "gamma", "evolve", "pretrain", "rollout_batch_size",
+              "max_train", "generate_max_length", "lr_scheduler", "num_env", "wb_run_name")
+    assert {f: getattr(args, f) for f in shared} == {f: getattr(native, f) for f in shared}
+    assert (args.num_samples, args.beta, args.gpus, args.rollout_batch_size_per_device) == (1, 0.0, 1, 48)
 
 
 def test_the_learning_rate_schedule_spans_the_runs_optimizer_steps():
@@ -209,17 +270,32 @@ def test_ledger_writes_actor_lines_and_waits_for_the_next_levels(tmp_path):
     assert not (tmp_path / "actor_env_metrics.jsonl").exists()  # waits for the curriculum's answer
     assert sorted(p.name for p in (tmp_path / "trajectories").iterdir()) == ["actor3_step_00002.json"]
 
-    tally = ledger.take_tally()
+    tally = ledger.take_tally(1) + ledger.take_tally(2)
     assert tally[table.row["a"]].tolist() == [2, 1, 2, 1.0] and tally[table.row["b"]].tolist() == [1, 1, 2, 1.0]
-    assert not ledger.take_tally().any()
+    assert not ledger.take_tally(1).any()
 
-    ledger.close_steps({"a": 3, "b": 1})
+    ledger.close_steps({"a": 3, "b": 1}, step=2)
     metrics = RunFiles(tmp_path).read("actor_env_metrics.jsonl")
     assert [(m["step"], m["env_id"], m["complexity"], m["next_complexity"], m["actor_id"]) for m in metrics] == [
         (1, "a", 2, 3, 3), (2, "b", 1, 1, 3)]
     assert metrics[0]["mean_episode_success"] == 0.5
-    ledger.close_steps({"a": 3, "b": 1})
+    ledger.close_steps({"a": 3, "b": 1}, step=2)
     assert len(RunFiles(tmp_path).read("actor_env_metrics.jsonl")) == 2
+
+
+def test_with_asynchronous_actors_the_curriculum_answers_one_step_and_applies_between_steps(tmp_path):
+    """OAT's asynchronous collector starts step 2 before the learner answers step 1: step 1's tally and
+    summary stay step 1's, and the answer's levels wait until the actor starts its next step."""
+    table = EnvTable(["a"])
+    ledger = ActorLedger(table, RunFiles(tmp_path, actor_id=0))
+    ledger.record(1, [episode("a", [1.0], success=True)])
+    ledger.record(2, [episode("a", [0.0]), episode("a", [0.0])])  # played before the learner took step 1
+    assert ledger.take_tally(1)[0, :2].tolist() == [1, 1]
+    assert ledger.due_levels() is None
+    ledger.close_steps({"a": 2}, step=1)
+    assert [(m["step"], m["next_complexity"]) for m in RunFiles(tmp_path).read("actor_env_metrics.jsonl")] == [(1, 2)]
+    assert ledger.due_levels() == {"a": 2} and ledger.due_levels() is None  # applied once, by the next step
+    assert ledger.take_tally(2)[0, :2].tolist() == [2, 0]
 
 
 # ---------------------------------------------------------------- the actor's policy
@@ -260,6 +336,23 @@ def test_actor_policy_turns_vllm_outputs_into_generations(tokenizer):
     assert cut.text == "go \\boxed{read 1}" and len(cut.response_ids) == len(cut.logprobs) == len(cut.text)
     [long] = ActorPolicy(FakeVLLM(tokenizer, "no box", "length"), tokenizer).generate(["hi"])
     assert long.truncated
+
+
+def test_an_actor_serving_several_learner_ranks_returns_one_record_per_prompt(tokenizer, tmp_path):
+    """With --num_gpus_per_actor 2, OAT gives the actor the prompts of 2 learner ranks and splits the records
+    back in that proportion (oat/collectors/base.py): the step must return one record per prompt."""
+    policy = ActorPolicy(FakeVLLM(tokenizer, "\\boxed{read 0}"), tokenizer)
+    group = make_env_group(ENV, 2, complexity=1, seed=0)
+    args = FlagsStandIn(env_id=ENV, rollout_batch_size_per_device=8, num_gpus_per_actor=2)
+    ledger = ActorLedger(EnvTable([ENV]), RunFiles(tmp_path, actor_id=0))
+    gathered = [[""] * 8, [""] * 8]  # the prompt slots of the two ranks
+    prompts = [p for rank in gathered for p in rank]
+    records = play_step(args, [ENV], 1, len(prompts), lambda e, c: collect_episodes(policy, group, e, 2,
+                        tokenizer=tokenizer), ledger, random.Random(0))
+    assert len(records) % len(prompts) == 0  # OAT's assertions, as its collector makes them
+    assert len(records) == sum(len(rank) * (len(records) // len(prompts)) for rank in gathered)
+    assert all(set(r) == {*TRANSITION_FIELDS, "env_id", "info"} for r in records)
+    assert ledger.take_tally(1)[0, 0] > 0
 
 
 def test_actor_step_logic_on_a_real_game(tokenizer):

@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import threading
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -13,7 +14,8 @@ from transformers import AutoModelForCausalLM
 
 import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
-from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, load_policy
+from gymverse.errors import BadInput
+from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
 from gymverse.policy.hf import HFPolicy, response_mask, sequence_logprobs
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end
@@ -126,6 +128,16 @@ def test_batched_left_padded_decoding_matches_one_at_a_time(tiny_dir):
         assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4)
 
 
+def test_sampling_uses_the_current_cache_api_without_deprecation_warnings(tiny_dir):
+    sampler = policy(tiny_dir, generate_max_length=6)
+    sampler.max_model_len = sampler.count_tokens(CHAT_PROMPT) + 2  # that row leaves early: the cache is trimmed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        warnings.simplefilter("error", DeprecationWarning)
+        generations = sampler.generate([CHAT_PROMPT, "x"])
+    assert [len(g.response_ids) for g in generations] == [2, 6]
+
+
 def test_same_seed_same_samples(tiny_dir):
     first = policy(tiny_dir, seed=3, generate_max_length=16).generate([CHAT_PROMPT] * 2)
     second = policy(tiny_dir, seed=3, generate_max_length=16).generate([CHAT_PROMPT] * 2)
@@ -232,9 +244,24 @@ def test_load_policy_specs(tiny_dir):
     assert (hf.temperature, hf.max_model_len, hf.generate_max_length) == (0.5, 99, 7)
     endpoint = load_policy("openai:http://127.0.0.1:1/v1#m", generate_max_length=5)
     assert endpoint.model == "m" and endpoint.max_tokens == 5
-    for bad, message in [("epsilon:lots", "epsilon:P"), ("epsilon:2", "within"), ("openai:nourl", "BASE_URL#MODEL")]:
+    for bad, message in [("epsilon:lots", "epsilon:P"), ("epsilon:2", r"in \[0, 1\]"), ("openai:nourl", "BASE_URL#MODEL")]:
         with pytest.raises(ValueError, match=message):
             load_policy(bad)
+
+
+def test_check_policy_names_the_flag_and_reads_only_the_disk(tiny_dir, tmp_path):
+    for good in ("tiny", "oracle", "random", "epsilon:0.3", "openai:http://h/v1#m", str(tiny_dir), f"vllm:{tiny_dir}"):
+        check_policy(good, "--policy")
+    for bad, message in [
+        (str(tmp_path / "nowhere"), "is not a Hugging Face model folder (it does not exist)"),
+        (str(tmp_path), "is not a Hugging Face model folder (it has no config.json)"),
+        ("vllm:/nowhere", "'/nowhere' is not a Hugging Face model folder"),
+        ("epsilon:-0.1", "write epsilon:P"),
+        ("openai:#m", "write openai:BASE_URL#MODEL"),
+    ]:
+        with pytest.raises(BadInput) as error:
+            check_policy(bad, "--policy")
+        assert str(error.value).startswith("--policy ") and message in str(error.value)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed")

@@ -14,7 +14,7 @@ from gymverse.env import get_env_complexity, register_env_dir
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
 from gymverse.rollout import Episode, Turn, make_env_group
-from gymverse.run.checkpoints import STATE_FILE, resolve_run_dir
+from gymverse.run.checkpoints import STATE_FILE, resolve_run_dir, resume_point, save_run_state
 from gymverse.run.config import RunConfig, curriculum_params, eval_settings, validate_run_config
 from gymverse.run.curriculum import CurriculumDriver, apply_levels
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
@@ -108,24 +108,19 @@ def test_the_driver_moves_each_env_on_the_summed_tally_of_all_actors():
     assert driver.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 2}
 
 
-def test_the_driver_without_evolve_keeps_the_train_difficulty(tmp_path):
-    driver = CurriculumDriver.from_config(["a", "b"], RunConfig(env_id="a|b", train_difficulty=3, max_difficulty=5))
+def test_the_driver_without_evolve_keeps_the_train_difficulty():
+    driver = CurriculumDriver.from_config(["a", "b"], RunConfig(env_id="a|b", evolve=False, train_difficulty=3,
+                                                                max_difficulty=5))
     assert driver.advance(tally_of(driver.table, a=(10, 10))) == {"a": 3, "b": 3}
-    driver.save(tmp_path)
-    assert not (tmp_path / "curriculum_state.json").exists()
-    assert driver.load(tmp_path) is False and driver.state_dict() == {}
+    assert driver.state_dict() == {}
 
 
-def test_the_driver_state_survives_a_restart(tmp_path):
+def test_the_driver_state_survives_a_restart():
     first = CurriculumDriver.from_config(["a", "b"], evolve_config())
     first.advance(tally_of(first.table, a=(5, 5)))
-    first.save(tmp_path)
     second = CurriculumDriver.from_config(["a", "b"], evolve_config())
-    assert second.load(tmp_path)
+    second.load_state_dict(json.loads(json.dumps(first.state_dict())))  # as run_state.json carries it
     assert second.advance(tally_of(second.table, a=(5, 5)))["a"] == 2  # the streak carried over
-    third = CurriculumDriver.from_config(["a", "b"], evolve_config())
-    third.load_state_dict(second.state_dict())
-    assert third.levels() == second.levels()
 
 
 def test_levels_cross_a_broadcast_as_an_array():
@@ -247,6 +242,16 @@ def test_turn_samples_carry_discounted_returns_and_skip_overflowed_episodes():
     assert turn_samples([make_episode("a", [1.0], lengths=[0])], 1.0) == []  # nothing to train on
 
 
+def test_cut_replies_take_the_non_stop_reward_and_penalty():
+    cut = Turn("p", "r", [1], [5, 5], [-0.5, -0.5], -0.1, True)  # cut at the length limit
+    ep = Episode("a", 1, [cut, Turn("p", "r", [1], [5], [-0.5], 1.0, False)], True, 0.9, 2)
+    assert [s.ret for s in turn_samples([ep], 1.0)] == pytest.approx([0.9, 1.0])
+    assert [s.ret for s in turn_samples([ep], 1.0, non_stop_penalty=-0.5)] == pytest.approx([0.4, 1.0])
+    assert [s.ret for s in turn_samples([ep], 1.0, non_stop_fixed_reward=-1.0)] == pytest.approx([0.0, 1.0])
+    both = turn_samples([ep], 0.5, non_stop_penalty=-0.5, non_stop_fixed_reward=0.0)
+    assert [s.ret for s in both] == pytest.approx([-0.5 + 0.5, 1.0])
+
+
 def test_trainable_drops_context_overflow_unless_kept():
     overflow = make_episode("g", [0.0], ended_by="context_overflow")
     assert not trainable(overflow) and trainable(overflow, keep_generation_failed=True)
@@ -289,6 +294,34 @@ def test_run_folders_are_new_unless_resuming(tmp_path):
     assert resolve_run_dir(tmp_path, "run", resume=True) == second
     with pytest.raises(FileNotFoundError, match="nothing to resume"):
         resolve_run_dir(tmp_path, "other", resume=True)
+
+
+def test_an_oat_checkpoint_carries_the_run_state_a_resume_continues(tmp_path):
+    checkpoints = tmp_path / "run_0101T10:00:00" / "checkpoints"
+    for step, queries in ((4, 256), (8, 512)):
+        (checkpoints / f"step_{step:05d}").mkdir(parents=True)
+        save_run_state(checkpoints / f"step_{step:05d}", step, queries, {"a": {"level": step // 4}})
+    (checkpoints / "latest").write_text("step_00008")  # DeepSpeed's pointer to the newest tag
+    point = resume_point(checkpoints)
+    assert (point.run_dir, point.step, point.query_step) == (checkpoints.parent, 8, 512)
+    assert point.curriculum == {"a": {"level": 2}}  # the curriculum saved with these weights, not a later one
+    assert resume_point(checkpoints, "step_00004").step == 4
+    (checkpoints / "step_00012").mkdir()
+    with pytest.raises(BadInput, match="no run_state.json beside the checkpoint"):
+        resume_point(checkpoints, "step_00012")
+    with pytest.raises(BadInput, match="holds no checkpoint"):
+        resume_point(tmp_path)
+
+
+def test_a_resumed_run_drops_the_log_lines_of_steps_it_plays_again(tmp_path):
+    files = RunFiles(tmp_path, actor_id=1)
+    for step in (1, 2, 3):
+        files.log_episodes(step, [make_episode("a", [1.0])])
+        files.log_env_metrics(step, "a", [make_episode("a", [1.0])], complexity=1)
+    files.keep_through(2)
+    assert [r["step"] for r in files.read("episode_details.jsonl")] == [1, 2]
+    assert [r["step"] for r in files.read("actor_env_metrics.jsonl")] == [1, 2]
+    assert not (tmp_path / "eval_env_metrics.jsonl").exists()
 
 
 def test_run_files_records_and_truncation(tmp_path):

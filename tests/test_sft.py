@@ -8,7 +8,7 @@ import torch
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.envs.games.mail_sorter import CITIES, MailSorter
 from gymverse.rollout import collect_episodes, make_env_group
-from gymverse.train.sft import Demonstrator, collect_demonstrations, sft_command, train_on_demonstrations
+from gymverse.run.sft import Demonstrator, collect_demonstrations, sft_command, train_on_demonstrations
 
 ENVS = ["gymverse:GridCourier", "gymverse:MailSorter"]
 

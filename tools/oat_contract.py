@@ -16,7 +16,7 @@ derived from the glue itself:
 plus :data:`EXPLICIT_SIGNATURES` for what ``ast`` cannot type (the learner's strategy, the constructors
 OAT's launcher calls with our classes, methods called positionally), the ``TransitionData`` fields the
 actor fills, the flags of GymVerse's documented command, and the pins of the GPU install files
-against oat-llm's own metadata.
+against oat-llm's own metadata, and that every flag both trainers take is declared once, in ``RunConfig``.
 
 Run ``python tools/oat_contract.py`` (``--installed`` checks the OAT installed in the environment);
 ``tests/test_oat_contract.py`` runs it in CI and shows that it fails when OAT changes under us.
@@ -689,6 +689,25 @@ class ContractReport:
         return not self.problems
 
 
+def check_shared_flags(sources_root: Path, native: type | None = None) -> list[Problem]:
+    """A flag that both the native trainer (``native``: its args class) and OAT's PPO take must be declared
+    in ``RunConfig``, which both backends' args classes inherit: one default, one help line, on both."""
+    import dataclasses
+
+    from gymverse.run.config import RunConfig
+
+    if native is None:
+        from gymverse.train.args import TrainArgs as native
+    sources = OatSources(sources_root)
+    info = sources.resolve_class(*OAT_ARGS_CLASS)
+    oat_fields = {f for c in sources.mro(info) for f in c.dataclass_fields()} if info else set()
+    shared = {f.name for f in dataclasses.fields(RunConfig)}
+    return [Problem(f"{native.__module__}.{native.__name__}",
+                    f"--{name} is a flag of OAT's {OAT_ARGS_CLASS[1]} too: declare it in RunConfig, so that both "
+                    "backends take it with one default")
+            for name in sorted({f.name for f in dataclasses.fields(native)} - shared) if name in oat_fields]
+
+
 def check(sources_root: Path, glue_dir: Path = GLUE_DIR, own_fields: set[str] | None = None) -> ContractReport:
     """Every assumption of the glue in ``glue_dir`` that the OAT sources under ``sources_root`` break."""
     glue_files = sorted(Path(glue_dir).glob("*.py"))
@@ -696,8 +715,8 @@ def check(sources_root: Path, glue_dir: Path = GLUE_DIR, own_fields: set[str] | 
         raise FileNotFoundError(f"no glue files in {glue_dir}")
     checker = GlueChecker(OatSources(sources_root), glue_files, own_args_fields() if own_fields is None else own_fields)
     problems = checker.check()
-    if glue_dir == GLUE_DIR:  # our own glue: the install files belong to it
-        problems += check_gpu_pins(sources_root)
+    if glue_dir == GLUE_DIR:  # our own glue: the install files and the shared flags belong to it
+        problems += check_gpu_pins(sources_root) + check_shared_flags(sources_root)
     return ContractReport(problems, checker.checked)
 
 

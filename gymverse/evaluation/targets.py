@@ -6,7 +6,7 @@ from typing import Callable
 
 import gem
 
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, require_known
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,5 @@ def resolve_env_ids(
         ids += registered_ids("gymverse")
     if not ids:
         raise BadInput("name env ids, or use --all or --dir PATH")
-    unknown = [i for i in ids if i not in registered_ids()]
-    if unknown:
-        raise BadInput(f"unknown env id(s): {', '.join(unknown)} (see `gymverse envs`)")
+    require_known(ids, registered_ids())
     return list(dict.fromkeys(ids))

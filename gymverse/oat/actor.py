@@ -7,6 +7,7 @@ collects every actor's tally (:meth:`Actor.take_tally`) and sends back the next 
 (:meth:`Actor.apply_levels`), which is set on every copy through wrappers and vector envs.
 """
 
+import logging
 import random
 
 import numpy as np
@@ -17,13 +18,14 @@ from typing_extensions import override
 from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.records import GameTransition
-from gymverse.oat.transitions import step_info, transition_fields
+from gymverse.oat.settings import global_actor_id
+from gymverse.oat.transitions import play_step
 from gymverse.rollout import Episode, collect_episodes, make_env_group
-from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
+from gymverse.run.config import eval_env_ids, eval_settings, register_env_dirs, train_env_ids, wrappers_spec
 from gymverse.run.curriculum import apply_levels
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed, play_until, plan_step, take, turn_samples
+from gymverse.run.plan import env_group_seed
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
 
@@ -31,8 +33,10 @@ EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with trainin
 class Actor(PPOActor):
     @override
     def init(self, actor_id, save_path):
-        super().init(actor_id, save_path)
+        super().init(global_actor_id(self.args, actor_id), save_path)  # ids unique over --num_groups
+        actor_id = self.actor_id
         args = self.args
+        register_env_dirs(args, log=logging.warning)  # --env_dir games, in this process too
         self.sampling_params = vllm.SamplingParams(
             temperature=args.temperature, top_p=args.top_p, top_k=args.top_k,
             max_tokens=args.generate_max_length, n=1, logprobs=1,
@@ -71,27 +75,28 @@ class Actor(PPOActor):
 
     @override
     def step(self, prompts=None, formatted_prompts=None, references=None):
-        del prompts, formatted_prompts, references  # the games are the prompts
+        del formatted_prompts, references  # the games are the prompts; one turn per prompt slot
         args = self.args
+        levels = self.ledger.due_levels()  # the curriculum's answer to an earlier step, applied between steps
+        if levels is not None:
+            apply_levels(self.env_groups, levels)
         self.step_count += 1  # the learner's steps count from 1 too
-        turns = args.rollout_batch_size_per_device
-        plan = plan_step(self.table.env_ids, self.step_count, args.env_sampling, turns, args.keep_generation_failed)
-        episodes = [e for played in play_until(plan, self.play).values() for e in played]
-        self.ledger.record(self.step_count, episodes)
-        samples = take(turn_samples(episodes, args.gamma, args.keep_generation_failed), turns, self.rng)
-        if len(samples) < turns:
-            raise RuntimeError(f"step {self.step_count} played {len(samples)} trainable turns, fewer than {turns}")
-        info = step_info(episodes)
-        batch = [GameTransition(**transition_fields(sample, args.ignore_no_eos), info=dict(info)) for sample in samples]
-        return self.ipc_client.serialize_ipc(batch)
+        records = play_step(args, self.table.env_ids, self.step_count, len(prompts), self.play, self.ledger, self.rng)
+        return self.ipc_client.serialize_ipc([GameTransition(**record) for record in records])
 
-    def take_tally(self) -> np.ndarray:
-        return self.ledger.take_tally()
+    def continue_run(self, run_dir: str, step: int) -> None:
+        """A resumed run: log to its folder, and number the steps after the ``step`` it resumes from."""
+        self.save_path = run_dir
+        self.ledger.run_files = RunFiles(run_dir, actor_id=self.actor_id)
+        self.step_count = step
 
-    def apply_levels(self, levels: dict[str, int]) -> None:
-        """The curriculum's next levels: logged with the steps they follow, set on every game copy."""
-        self.ledger.close_steps(levels)
-        apply_levels(self.env_groups, levels)
+    def take_tally(self, step: int) -> np.ndarray:
+        return self.ledger.take_tally(step)
+
+    def apply_levels(self, levels: dict[str, int], step: int) -> None:
+        """The curriculum's levels after step ``step``: logged with the steps they follow, and set on every
+        game copy when the next step starts."""
+        self.ledger.close_steps(levels, step)
 
     def play_eval(self, env_id: str, complexity: int, num_episodes: int) -> list[Episode]:
         """``num_episodes`` evaluation episodes of ``env_id`` at ``complexity``; the same games at every

@@ -12,6 +12,7 @@
 
 import functools
 import json
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from typing_extensions import override
 from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
 from gymverse.oat.records import GameTransitionDataset
 from gymverse.oat.settings import prompt_slots
+from gymverse.run.checkpoints import ResumePoint, resume_point, save_run_state
 from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids
 from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.env_table import TALLY_COLUMNS, per_env_advantages
@@ -57,16 +59,33 @@ class Learner(PPOLearner):
         self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args)  # advanced by rank 0 only
         self.table = self.curriculum.table
         self.batch_env_ids: list[str] = []
-        self.run_files = None
+        self.step_offset = 0  # steps of the run before this process started (a resumed run)
+        if args.resume_dir:
+            self.continue_run(resume_point(args.resume_dir, args.resume_tag))
+        self.run_files = RunFiles(self.save_path)
         if self.strategy.is_rank_0():
-            if args.resume_dir:
-                resumed = Path(args.resume_dir)  # the run folder, or its checkpoints folder
-                if not self.curriculum.load(resumed):
-                    self.curriculum.load(resumed.parent)
-            self.run_files = RunFiles(self.save_path)
             config = json.dumps(vars(args), indent=1, default=str)  # algo is an enum by now
             (Path(self.save_path) / "config.json").write_text(config)
-        self.share_levels(self.curriculum.levels() if self.strategy.is_rank_0() else None)  # a resumed curriculum's
+        self.share_levels(self.curriculum.levels() if self.strategy.is_rank_0() else None)
+
+    def continue_run(self, point: ResumePoint) -> None:
+        """Go on with the resumed run: its folder (not the new one OAT made), step count, query count and
+        curriculum, as saved with the checkpoint OAT loads; log lines of later steps are dropped."""
+        if self.strategy.is_rank_0():
+            shutil.rmtree(self.save_path, ignore_errors=True)  # OAT's fresh, still empty, timestamped folder
+            RunFiles(point.run_dir).keep_through(point.step)
+        self.save_path = str(point.run_dir)
+        self.step_offset, self.query_step = point.step, point.query_step
+        self.curriculum.load_state_dict(point.curriculum)
+        if self.strategy.is_group_rank_0():
+            for future in [actor.futures.continue_run(self.save_path, point.step) for actor in self.actors]:
+                future.result()
+        self.strategy.print(f"Resumed from step {point.step} ({point.checkpoint}); the run goes on in {self.save_path}")
+
+    @property
+    def run_step(self) -> int:
+        """The step being played or trained, counted over the whole run (resumes included)."""
+        return self.steps + self.step_offset
 
     @override
     def prepare_data(self, strategy, tokenizer):
@@ -92,22 +111,22 @@ class Learner(PPOLearner):
         """One curriculum step from every actor's episodes; every actor gets the resulting levels."""
         tally = np.zeros((len(self.table.env_ids), len(TALLY_COLUMNS)))
         if self.strategy.is_group_rank_0():
-            for future in [actor.futures.take_tally() for actor in self.actors]:
+            for future in [actor.futures.take_tally(self.run_step) for actor in self.actors]:
                 tally += future.result()
         tally = self.sum_across_ranks(tally)
         levels = None
         if self.strategy.is_rank_0():
             levels = self.curriculum.advance(tally)
-            self.curriculum.save(self.save_path)
-        return self.share_levels(levels)
+        return self.share_levels(levels, self.run_step)
 
-    def share_levels(self, levels: dict[str, int] | None) -> dict[str, int]:
-        """Rank 0's ``levels`` (None elsewhere) to every rank, and from each group's rank 0 to its actors."""
+    def share_levels(self, levels: dict[str, int] | None, step: int = 0) -> dict[str, int]:
+        """Rank 0's ``levels`` after step ``step`` (None elsewhere) to every rank, and from each group's rank 0
+        to its actors."""
         driver = self.curriculum
         chosen = driver.levels_to_array(levels) if levels is not None else np.zeros(len(self.table.env_ids))
         levels = driver.levels_from_array(self.strategy.broadcast(torch.from_numpy(chosen)).numpy())
         if self.strategy.is_group_rank_0():
-            for future in [actor.futures.apply_levels(levels) for actor in self.actors]:
+            for future in [actor.futures.apply_levels(levels, step) for actor in self.actors]:
                 future.result()
         return levels
 
@@ -153,6 +172,15 @@ class Learner(PPOLearner):
 
     @override
     def eval_and_log(self, train_info, eval=False, save=False):
-        super().eval_and_log(train_info, eval=eval, save=save)
-        if save and self.strategy.is_rank_0():  # OAT asks to save at the end of the run
-            plot_training_curves(self.save_path)
+        if self.steps == 0 and self.step_offset:
+            return  # OAT's evaluation before training: a resumed run did it when it started
+        self.steps += self.step_offset  # OAT counts from 1 in every process; tags and logs count the whole run
+        try:
+            super().eval_and_log(train_info, eval=eval, save=save)
+            checkpoint = Path(self.save_path) / "checkpoints" / f"step_{self.steps:05d}"
+            if self.strategy.is_rank_0() and self.args.save_ckpt and checkpoint.is_dir():
+                save_run_state(checkpoint, self.steps, self.query_step, self.curriculum.state_dict())
+            if save and self.strategy.is_rank_0():  # OAT asks to save at the end of the run
+                plot_training_curves(self.save_path)
+        finally:
+            self.steps -= self.step_offset

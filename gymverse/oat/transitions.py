@@ -6,12 +6,14 @@ token, which is where OAT's PPO learner reads a response's reward. The environme
 with the record because the learner normalizes returns per environment.
 """
 
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from gymverse.rollout import Episode
-from gymverse.run.plan import TurnSample
+from gymverse.run.plan import TurnSample, play_until, plan_step, step_samples
 
 # The fields of OAT's TransitionData that transition_fields fills (the contract check holds OAT to them).
 TRANSITION_FIELDS = ("prompt", "prompt_ids", "response", "response_ids", "response_logprobs", "rewards", "loss_mask")
@@ -38,6 +40,26 @@ def transition_fields(sample: TurnSample, ignore_no_eos: bool = False) -> dict:
         response_ids=list(turn.response_ids), response_logprobs=list(turn.logprobs), rewards=rewards,
         loss_mask=not (ignore_no_eos and turn.invalid), env_id=sample.env_id,
     )
+
+
+def play_step(
+    args: Any, env_ids: Sequence[str], step: int, num_prompts: int, play: Callable[[str, int], list[Episode]],
+    ledger: Any, rng: random.Random,
+) -> list[dict]:
+    """What one actor step hands the learners: one record per prompt it was given.
+
+    OAT's collector gives an actor the prompts of every learner rank it serves (``--num_gpus_per_actor``
+    ranks) and splits the records among them in that proportion, so the step plays until it holds
+    ``num_prompts`` trainable turns; the episodes go to ``ledger`` (an ``ActorLedger``).
+    """
+    plan = plan_step(env_ids, step, args.env_sampling, num_prompts, args.keep_generation_failed)
+    episodes = [e for played in play_until(plan, play).values() for e in played]
+    ledger.record(step, episodes)
+    samples = step_samples(args, episodes, num_prompts, rng)
+    if len(samples) < num_prompts:
+        raise RuntimeError(f"step {step} played {len(samples)} trainable turns, fewer than the {num_prompts} asked")
+    info = step_info(episodes)
+    return [dict(transition_fields(sample, args.ignore_no_eos), info=dict(info)) for sample in samples]
 
 
 def step_info(episodes: Sequence[Episode]) -> dict[str, float]:

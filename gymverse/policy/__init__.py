@@ -13,14 +13,40 @@
 ==========================  =====================================================
 """
 
+from gymverse.errors import BadInput
 from gymverse.policy.base import Generation, Policy
 from gymverse.policy.baselines import EpsilonOraclePolicy, OraclePolicy, RandomPolicy
+from gymverse.policy.tiny import not_a_model_folder
 
 POLICY_SPECS = ("tiny", "PATH", "oracle", "epsilon:P", "random", "openai:URL#MODEL", "vllm:PATH")
 
 __all__ = [
-    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "load_policy",
+    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "check_policy",
+    "load_policy",
 ]
+
+
+def check_policy(spec: str, flag: str = "policy") -> None:
+    """Raise :class:`BadInput` (naming ``flag``, e.g. ``--policy``) if ``spec`` names no policy.
+
+    Reads the disk only, so a command refuses a bad spec before it imports torch or loads anything.
+    """
+    kind, _, rest = spec.partition(":")
+    if kind == "epsilon":
+        try:
+            epsilon = float(rest)
+        except ValueError:
+            epsilon = -1.0
+        if not 0 <= epsilon <= 1:
+            raise BadInput(f"{flag} {spec!r}: write epsilon:P with P a number in [0, 1], e.g. epsilon:0.3")
+    elif kind == "openai":
+        base_url, _, model = rest.partition("#")
+        if not base_url or not model:
+            raise BadInput(f"{flag} {spec!r}: write openai:BASE_URL#MODEL, e.g. openai:http://127.0.0.1:8000/v1#qwen")
+    elif spec not in ("oracle", "random"):
+        problem = not_a_model_folder(rest if kind == "vllm" else spec)
+        if problem:
+            raise BadInput(f"{flag} {problem}; other policies: {', '.join(POLICY_SPECS[2:])}")
 
 
 def load_policy(
@@ -39,24 +65,20 @@ def load_policy(
 ) -> Policy:
     """The policy that ``spec`` names (see the module docstring); sampling settings apply to models.
 
+    ``num_threads`` caps torch's CPU threads while a Hugging Face model samples (None: torch's default).
     ``chat`` and ``timeout_s`` apply to ``openai:`` endpoints: the chat API instead of completions, and
     how long one request may take.
     """
+    check_policy(spec)
     kind, _, rest = spec.partition(":")
     if spec == "oracle":
         return OraclePolicy()
     if spec == "random":
         return RandomPolicy(seed)
     if kind == "epsilon":
-        try:
-            epsilon = float(rest)
-        except ValueError:
-            raise ValueError(f"policy {spec!r}: write epsilon:P with P a number in [0, 1], e.g. epsilon:0.3") from None
-        return EpsilonOraclePolicy(epsilon, seed)
+        return EpsilonOraclePolicy(float(rest), seed)
     if kind == "openai":
         base_url, _, model = rest.partition("#")
-        if not base_url or not model:
-            raise ValueError(f"policy {spec!r}: write openai:BASE_URL#MODEL, e.g. openai:http://127.0.0.1:8000/v1#qwen")
         from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 
         return OpenAICompatiblePolicy(

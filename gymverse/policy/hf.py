@@ -81,6 +81,17 @@ def load_causal_lm(path: Any, dtype: Any, device: Any) -> Any:
     return AutoModelForCausalLM.from_pretrained(path, **{name: dtype}).to(device)
 
 
+def cache_argument(model: Any) -> str:
+    """The name under which ``model.forward`` takes and returns its key-value cache.
+
+    transformers 5 renamed ``past_key_values`` to ``cache`` (the old name warns, and goes in 5.40);
+    OAT's GPU stack pins 4.51, which knows only the old one.
+    """
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
 class HFPolicy:
     """A Hugging Face causal LM folder (or ``"tiny"``) that samples replies with their log-probabilities.
 
@@ -114,7 +125,7 @@ class HFPolicy:
             raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {temperature} and {top_p}")
         if generate_max_length < 1 or batch_size < 1:
             raise ValueError("generate_max_length and batch_size must be at least 1")
-        self.path = resolve_pretrain(str(path))
+        self.path = resolve_pretrain(str(path), flag="model")
         self.device = torch.device(device)
         # Full precision on CPU: bf16 matmuls there are slow and imprecise.
         torch_dtype = torch.float32 if self.device.type == "cpu" else dtype
@@ -126,6 +137,7 @@ class HFPolicy:
         self.batch_size = batch_size
         self.stop_at_box = stop_at_box
         self.num_threads = num_threads
+        self.cache_name = cache_argument(self.model)
         self.eos_ids = self._stop_token_ids()
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else min(self.eos_ids)
         self.closing_ids = closing_token_ids(self.tokenizer)
@@ -209,6 +221,7 @@ class HFPolicy:
                 out = self.model(
                     input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1,
                 )
+                cache = getattr(out, self.cache_name)
                 next_position = positions[:, -1] + 1
                 while True:
                     tokens, logprobs = self._draw(out.logits[:, -1].float())
@@ -227,13 +240,13 @@ class HFPolicy:
                         break
                     if len(keep) < len(rows):  # finished replies leave the batch and the cache
                         index = torch.tensor(keep, device=self.device)
-                        out.past_key_values.batch_select_indices(index)
+                        cache.batch_select_indices(index)
                         tokens, mask, next_position = tokens[index], mask[index], next_position[index]
                         rows = [rows[row] for row in keep]
                     mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
                     out = self.model(
                         input_ids=tokens[:, None], attention_mask=mask, position_ids=next_position[:, None],
-                        past_key_values=out.past_key_values, use_cache=True,
+                        use_cache=True, **{self.cache_name: cache},
                     )
                     next_position = next_position + 1
         finally:

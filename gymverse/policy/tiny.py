@@ -92,8 +92,18 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gymverse"
 
 
-def resolve_pretrain(spec: str, cache_dir: str | Path | None = None) -> Path:
-    """The model folder that ``--pretrain spec`` names.
+def not_a_model_folder(spec: str) -> str | None:
+    """Why ``spec`` names no Hugging Face model folder (None when it does); reads the disk only."""
+    folder = Path(spec).expanduser()
+    if spec == TINY or (folder / "config.json").is_file():
+        return None
+    hint = "it does not exist" if not folder.exists() else "it has no config.json"
+    return (f"{spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
+            f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)")
+
+
+def resolve_pretrain(spec: str, cache_dir: str | Path | None = None, flag: str = "--pretrain") -> Path:
+    """The model folder that ``--pretrain spec`` names (``flag`` names the option in the error).
 
     ``"tiny"`` is built once into ``<cache_dir>/tiny`` (default cache dir: ``$GYMVERSE_CACHE``, else
     ``~/.cache/gymverse``) and reused; any other spec must be an existing Hugging Face model folder.
@@ -107,11 +117,7 @@ def resolve_pretrain(spec: str, cache_dir: str | Path | None = None) -> Path:
             shutil.rmtree(folder, ignore_errors=True)
             staging.rename(folder)
         return folder
-    folder = Path(spec).expanduser()
-    if not (folder / "config.json").is_file():
-        hint = "it does not exist" if not folder.exists() else "it has no config.json"
-        raise FileNotFoundError(
-            f"--pretrain {spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
-            f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)"
-        )
-    return folder
+    problem = not_a_model_folder(spec)
+    if problem:
+        raise FileNotFoundError(f"{flag} {problem}")
+    return Path(spec).expanduser()

@@ -41,7 +41,7 @@ class VLLMPolicy:
                 "VLLMPolicy needs vLLM, which is not installed (it runs on GPU machines: pip install vllm). "
                 "On a CPU use the Hugging Face policy instead (a model folder, or `tiny`)."
             ) from None
-        self.path = resolve_pretrain(str(path))
+        self.path = resolve_pretrain(str(path), flag="model")
         if "logprobs_mode" in {f.name for f in dataclasses.fields(vllm.EngineArgs)}:
             engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
         self.llm = vllm.LLM(

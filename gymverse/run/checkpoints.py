@@ -4,7 +4,8 @@ Layout (OAT's): ``<save_path>/<run_name>/saved_models/step_XXXXX/`` holds ``save
 checkpoints, at most ``max_save_num`` of them; ``trainer_state.pt`` beside it holds everything
 else a resumed run needs (step, optimizer, scheduler, RNG states, curriculum, log offsets) and
 names the checkpoint it goes with. Both are written to a temporary name and renamed into place, so
-a run killed at any moment leaves the previous state intact.
+a run killed at any moment leaves the previous state intact. A checkpoint written by OAT's DeepSpeed
+gets ``run_state.json`` beside it (:func:`save_run_state`), which :func:`resume_point` reads back.
 """
 
 import os
@@ -12,6 +13,7 @@ import random
 import re
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +121,54 @@ def load_trainer_state(run_dir: Path) -> dict[str, Any]:
     import torch
 
     return torch.load(Path(run_dir) / STATE_FILE, weights_only=False)
+
+
+# -- what a checkpoint written by another engine (OAT's DeepSpeed) needs beside it to resume a run -----------
+RUN_STATE_FILE = "run_state.json"
+
+
+def save_run_state(checkpoint_dir: str | os.PathLike, step: int, query_step: int, curriculum: dict[str, Any]) -> Path:
+    """Write the run's position into the checkpoint folder it belongs to, so that the two never disagree."""
+    import json
+
+    path = Path(checkpoint_dir) / RUN_STATE_FILE
+    staging = path.with_suffix(".tmp")
+    staging.write_text(json.dumps({"step": step, "query_step": query_step, "curriculum": curriculum}, indent=1))
+    os.replace(staging, path)
+    return path
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a resumed run continues: its folder, the checkpoint, and the step, query count and curriculum
+    saved with that checkpoint."""
+
+    run_dir: Path
+    checkpoint: Path
+    step: int
+    query_step: int
+    curriculum: dict[str, Any]
+
+
+def resume_point(checkpoints_dir: str | os.PathLike, tag: str | None = None) -> ResumePoint:
+    """The checkpoint ``--resume_dir`` (a run's ``checkpoints`` folder) and ``--resume_tag`` name, as
+    DeepSpeed picks it (the tag in its ``latest`` file when no tag is given), with its run state."""
+    import json
+
+    from gymverse.errors import BadInput
+
+    folder = Path(checkpoints_dir)
+    if tag is None and (folder / "latest").is_file():
+        tag = (folder / "latest").read_text().strip()
+    if tag is None:
+        raise BadInput(f"--resume_dir {folder} holds no checkpoint (no 'latest' file); give --resume_tag step_XXXXX")
+    checkpoint = folder / tag
+    state_path = checkpoint / RUN_STATE_FILE
+    if not state_path.is_file():
+        raise BadInput(
+            f"--resume_dir {folder} --resume_tag {tag}: no {RUN_STATE_FILE} beside the checkpoint, so the run's step, "
+            "query count and curriculum are unknown; resume from a checkpoint saved with --save_ckpt by gymverse"
+        )
+    state = json.loads(state_path.read_text())
+    run_dir = folder.parent if folder.name == "checkpoints" else folder
+    return ResumePoint(run_dir, checkpoint, state["step"], state["query_step"], state["curriculum"])

@@ -6,7 +6,8 @@ actors can sum), feeds each played environment's success rate to the curriculum 
 flags, and returns the next level of every training environment; :func:`apply_levels` sets them on
 the games (through wrappers and vector envs; games that read complexity only in their constructor
 are rebuilt), effective at each game's next reset. Without ``--evolve`` every level stays at
-``--train_difficulty``. Its ``state_dict`` goes into the checkpoint it belongs to.
+``--train_difficulty``. Its ``state_dict`` goes into the checkpoint it belongs to (the native
+trainer's ``trainer_state.pt``, or ``run_state.json`` beside an OAT checkpoint).
 
     driver = CurriculumDriver.from_config(env_ids, config)
     apply_levels(groups, driver.levels())
@@ -14,9 +15,7 @@ are rebuilt), effective at each game's next reset. Without ``--evolve`` every le
     apply_levels(groups, driver.advance(driver.table.tally(episodes)))
 """
 
-import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,8 +24,6 @@ from gymverse.curriculum import Curriculum, make_curriculum
 from gymverse.env import set_env_complexity
 from gymverse.run.config import curriculum_params
 from gymverse.run.env_table import EnvTable
-
-STATE_FILE = "curriculum_state.json"
 
 
 class CurriculumDriver:
@@ -61,19 +58,6 @@ class CurriculumDriver:
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         if self.curriculum is not None:
             self.curriculum.load_state_dict(dict(state))
-
-    def save(self, folder: str | Path) -> None:
-        """Write the state to ``folder/curriculum_state.json`` (nothing without a curriculum)."""
-        if self.curriculum is not None:
-            (Path(folder) / STATE_FILE).write_text(json.dumps(self.state_dict(), indent=1))
-
-    def load(self, folder: str | Path) -> bool:
-        """Continue the curriculum saved in ``folder``; False when there is none."""
-        path = Path(folder) / STATE_FILE
-        if self.curriculum is None or not path.is_file():
-            return False
-        self.load_state_dict(json.loads(path.read_text()))
-        return True
 
     def levels_to_array(self, levels: Mapping[str, int]) -> np.ndarray:
         """Levels in table order (for a broadcast, which needs the same shape on every rank)."""

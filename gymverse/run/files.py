@@ -127,6 +127,13 @@ class RunFiles:
         """The current size in bytes of each log (what a trainer state records)."""
         return {name: (self.run_dir / name).stat().st_size if (self.run_dir / name).exists() else 0 for name in LOGS}
 
+    def keep_through(self, step: int) -> None:
+        """Drop every log line of a step after ``step`` (a resumed run plays those steps again)."""
+        for name in LOGS:
+            if (self.run_dir / name).exists():
+                kept = [r for r in self.read(name) if r["step"] <= step]
+                (self.run_dir / name).write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+
     def truncate(self, offsets: dict[str, int]) -> None:
         """Cut each log back to ``offsets`` (lines written after the saved state are dropped)."""
         for name in LOGS:

@@ -4,13 +4,13 @@ A step ``step`` (counted from 1) plays :func:`step_env_ids` (one environment in 
 ``round_robin``, GymVerse's behaviour, or all of them with ``mixed``). :func:`play_until` plays each
 of them until its trainable episodes hold the step's share of turns; :func:`turn_samples` turns the
 episodes into one :class:`TurnSample` per trainable turn with its discounted return, and
-:func:`take` draws the step's batch from them. The seeds of the games come from
+:func:`take` draws the step's batch from them (:func:`step_samples` does both with the config's flags). The seeds of the games come from
 :func:`derive_seed` and :func:`env_group_seed`, so that a resumed run replays what an uninterrupted
 one would have played.
 
     plan = plan_step(env_ids, step, "round_robin", turns=48)
     episodes = play_until(plan, play)                 # play(env_id, call) -> list[Episode]
-    samples = take(turn_samples(all_of(episodes), gamma=0.9), plan.turns, rng)
+    samples = step_samples(config, [e for played in episodes.values() for e in played], plan.turns, rng)
 """
 
 import math
@@ -114,17 +114,40 @@ class TurnSample:
     ret: float
 
 
-def turn_samples(episodes: Sequence[Any], gamma: float, keep_generation_failed: bool = False) -> list[TurnSample]:
+def turn_samples(
+    episodes: Sequence[Any], gamma: float, keep_generation_failed: bool = False,
+    non_stop_penalty: float = 0.0, non_stop_fixed_reward: float | None = None,
+) -> list[TurnSample]:
     """Every trainable turn of ``episodes`` with its discounted return ``G_t = r_t + gamma * G_{t+1}``
-    (a turn without reply tokens cannot carry a reward and is left out)."""
+    (a turn without reply tokens cannot carry a reward and is left out).
+
+    A turn whose reply was cut at the length limit (``turn.invalid``) has reward
+    ``non_stop_fixed_reward`` instead of the game's when that is given, plus ``non_stop_penalty``,
+    as OAT's flags of those names do for a reply without an end-of-sequence token.
+    """
+
+    def reward(turn: Any) -> float:
+        if not turn.invalid:
+            return turn.reward
+        base = turn.reward if non_stop_fixed_reward is None else non_stop_fixed_reward
+        return base + non_stop_penalty
+
     samples = []
     for episode in episodes:
         if not trainable(episode, keep_generation_failed):
             continue
-        returns = discounted_returns([turn.reward for turn in episode.turns], gamma)
+        returns = discounted_returns([reward(turn) for turn in episode.turns], gamma)
         samples += [TurnSample(episode.env_id, turn, ret) for turn, ret in zip(episode.turns, returns)
                     if turn.response_ids]
     return samples
+
+
+def step_samples(config: Any, episodes: Sequence[Any], count: int, rng: random.Random) -> list[TurnSample]:
+    """The step's batch: ``count`` of the episodes' turns to learn from, returns as the config's flags say
+    (``--gamma``, ``--keep_generation_failed``, ``--non_stop_penalty``, ``--non_stop_fixed_reward``)."""
+    samples = turn_samples(episodes, config.gamma, config.keep_generation_failed, config.non_stop_penalty,
+                           config.non_stop_fixed_reward)
+    return take(samples, count, rng)
 
 
 def take(samples: Sequence[Any], count: int, rng: random.Random) -> list[Any]:

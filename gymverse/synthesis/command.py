@@ -4,12 +4,10 @@ import sys
 from pathlib import Path
 
 import tyro
-from rich.console import Console
 from rich.table import Table
 
+from gymverse.console import console
 from gymverse.errors import BadInput
-
-console = Console()
 
 
 def synthesize_command(
@@ -31,12 +29,25 @@ def synthesize_command(
 ) -> None:
     """Write new games with a language model, keeping only those that pass every gate; or adopt games written elsewhere.
 
-    THEME...: themes to write games about (or --themes FILE: one a line, `theme | domain`); --model: the writer
-    (openai:URL#MODEL, vllm:PATH or a Hugging Face folder); --count games per theme; --repairs rounds of feedback
-    per stage; --concurrency candidates in flight; --adopt FOLDER: judge a folder of existing game files instead
-    (no model needed). Every module is imported and played only in the sandbox, within --time-limit seconds per
-    job and --memory-mb. Results: accepted modules, manifest.jsonl, summary.md and audit/ in --output. Running the
-    same command again resumes: finished candidates are skipped.
+    Every module is imported and played only in the sandbox. The accepted modules, manifest.jsonl, summary.md
+    and audit/ go to --output; running the same command again resumes (finished candidates are skipped).
+
+    Args:
+        theme: Themes to write games about, e.g. 'beekeeping' 'safe cracking'.
+        themes: A file of themes, one a line, optionally 'theme | domain'.
+        output: The folder for accepted games, the manifest, the summary and the audit (required).
+        model: The writer: openai:URL#MODEL (vLLM, SGLang or hosted), vllm:PATH or a Hugging Face folder.
+        count: Games to write per theme.
+        repairs: Rounds of feedback per stage: a refused design or module goes back to the model this often.
+        concurrency: Candidates in flight at once (requests to the model, and sandboxes).
+        adopt: Judge this folder of existing game files instead (GymVerse's included; no model needed).
+        prompts: A folder of prompt files replacing the package's (abstraction.md, construction.md, ...).
+        time_limit: Wall-clock seconds one sandbox job (import, check, audit of a module) may take.
+        memory_mb: Memory one sandbox job may use.
+        temperature: The writer's sampling temperature.
+        max_tokens: The longest answer the writer may give.
+        request_timeout: Seconds one request to the writer may take.
+        api_key: The endpoint's API key (local servers need none).
     """
     from gymverse.sandbox import Limits
     from gymverse.synthesis.gates import GateSettings, SandboxGates

@@ -21,7 +21,6 @@ from typing import Any
 
 from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
 from gymverse.policy.hf import load_causal_lm
-from gymverse.policy.tiny import TINY
 from gymverse.run.checkpoints import (
     load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, save_checkpoint,
     save_trainer_state, step_dir_name,
@@ -31,8 +30,9 @@ from gymverse.run.curriculum import CurriculumDriver, apply_levels
 from gymverse.run.env_table import per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.figures import plot_training_curves, print_summary
-from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, take, turn_samples
-from gymverse.train.args import SFT_EPISODES_FOR_TINY, TrainArgs
+from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, step_samples
+from gymverse.run.sft import warm_start
+from gymverse.train.args import TrainArgs
 
 
 def advantages_of(samples: list[TurnSample], table, norm_return: bool) -> list[float]:
@@ -74,7 +74,9 @@ class Trainer:
             start_model, self.reference_path = self.run_dir / self.state["checkpoint"], self.state["reference"]
         else:
             self._write_config()
-            start_model = self.reference_path = str(self._warm_start(resolve_pretrain(args.pretrain)))
+            start_model = self.reference_path = str(warm_start(
+                args, resolve_pretrain(args.pretrain), self.run_dir / "sft_model", self.seed, args.device, self.progress,
+            ))
         self.policy = HFPolicy(
             start_model, temperature=args.temperature, top_p=args.top_p, max_model_len=args.max_model_len,
             generate_max_length=args.generate_max_length, device=args.device, seed=self.seed, stop_at_box=True,
@@ -114,33 +116,6 @@ class Trainer:
     def _write_config(self) -> None:
         config = {**asdict(self.args), "seed": self.seed}
         (self.run_dir / "config.json").write_text(json.dumps(config, indent=1))
-
-    def _warm_start(self, pretrain: Path) -> Path:
-        """SFT on solver demonstrations (``--sft_episodes``; -1 = only for the untrained tiny model)."""
-        args = self.args
-        episodes = args.sft_episodes
-        if episodes < 0:
-            episodes = SFT_EPISODES_FOR_TINY if args.pretrain == TINY else 0
-        if episodes == 0:
-            return pretrain
-        import torch
-        from transformers import AutoTokenizer
-
-        from gymverse.train.sft import collect_demonstrations, train_on_demonstrations
-
-        tokenizer = AutoTokenizer.from_pretrained(pretrain)
-        model = load_causal_lm(pretrain, torch.float32, args.device)
-        levels = list(range(args.train_difficulty, args.train_difficulty + args.sft_levels))
-        pairs = collect_demonstrations(self.env_ids, episodes, levels, args.prompt_template,
-                                       wrappers_spec(args.wrappers), tokenizer, seed=derive_seed(self.seed, 7))
-        result = train_on_demonstrations(model, tokenizer, pairs, args.sft_epochs, args.sft_batch_size,
-                                         args.sft_learning_rate, seed=self.seed, progress=self.progress)
-        print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
-              f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
-        out = self.run_dir / "sft_model"
-        model.save_pretrained(out)
-        tokenizer.save_pretrained(out)
-        return out
 
     # -- one step -------------------------------------------------------------------------------
     def collect(self, step: int) -> dict[str, list[Any]]:
@@ -219,8 +194,7 @@ class Trainer:
             self.files.log_episodes(step, eps)
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
             self.files.save_trajectories(step, all_episodes)
-        samples = take(turn_samples(all_episodes, args.gamma, args.keep_generation_failed), args.rollout_batch_size,
-                       random.Random(derive_seed(self.seed, step, 98)))
+        samples = step_samples(args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
         advantages = advantages_of(samples, self.curriculum.table, args.norm_return)
         stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)

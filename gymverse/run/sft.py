@@ -1,4 +1,4 @@
-"""Supervised warm start from solver demonstrations (``gymverse sft``).
+"""Supervised warm start from solver demonstrations (``gymverse sft``, and :func:`warm_start` before RL).
 
 Every game ships a solver (``oracle_action``). A demonstrator plays each game through the same
 prompt template and wrappers as training, labels every prompt it sees with the solver's move, and
@@ -124,6 +124,40 @@ def train_on_demonstrations(
     return SFTResult(pairs=len(data), steps=len(losses), first_loss=losses[0], last_loss=losses[-1])
 
 
+SFT_EPISODES_FOR_TINY = 100  # the untrained tiny model learns the demo's games' first level from these
+
+
+def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = "cpu", progress: bool = True) -> Path:
+    """The model RL starts from: ``pretrain`` after SFT on solver demonstrations (``--sft_episodes``; -1 = only
+    for the untrained tiny model), saved to ``out``; ``pretrain`` itself when there is nothing to learn."""
+    from gymverse.policy.tiny import TINY
+    from gymverse.run.config import train_env_ids, wrappers_spec
+    from gymverse.run.plan import derive_seed
+
+    episodes = config.sft_episodes
+    if episodes < 0:
+        episodes = SFT_EPISODES_FOR_TINY if config.pretrain == TINY else 0
+    if episodes == 0:
+        return Path(pretrain)
+    import torch
+    from transformers import AutoTokenizer
+
+    from gymverse.policy.hf import load_causal_lm
+
+    tokenizer = AutoTokenizer.from_pretrained(pretrain)
+    model = load_causal_lm(pretrain, torch.float32, device)
+    levels = list(range(config.train_difficulty, config.train_difficulty + config.sft_levels))
+    pairs = collect_demonstrations(train_env_ids(config), episodes, levels, config.prompt_template,
+                                   wrappers_spec(config.wrappers), tokenizer, seed=derive_seed(seed, 7))
+    result = train_on_demonstrations(model, tokenizer, pairs, config.sft_epochs, config.sft_batch_size,
+                                     config.sft_learning_rate, seed=seed, progress=progress)
+    print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
+          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
+
+
 def sft_command(
     env_id: str = "gymverse:GridCourier|gymverse:MailSorter",
     pretrain: str = "tiny",
@@ -158,15 +192,29 @@ def sft_command(
         device: Torch device.
         cpu_threads: Torch threads on a CPU (0: torch's default); small models are fastest on one.
     """
+    from gymverse.env import registered_ids
+    from gymverse.errors import BadInput, require_known
+    from gymverse.policy.tiny import not_a_model_folder, resolve_pretrain
+    from gymverse.rollout import split_env_ids
+
+    # Arguments first: a bad value is refused before torch and transformers load (seconds).
+    env_ids = split_env_ids(env_id)
+    require_known(env_ids, registered_ids(), flag="--env-id")
+    try:
+        levels = [int(level) for level in difficulty.split("|") if level.strip()]
+    except ValueError:
+        raise BadInput(f"--difficulty {difficulty!r}: write complexity levels joined by |, e.g. 1|2|3") from None
+    if not levels or min(levels) < 1:
+        raise BadInput(f"--difficulty {difficulty!r}: give levels >= 1, e.g. 1|2|3")
+    problem = not_a_model_folder(pretrain)
+    if problem:
+        raise BadInput(f"--pretrain {problem}")
+
     import torch
     from transformers import AutoTokenizer
 
     from gymverse.policy.hf import load_causal_lm
-    from gymverse.policy.tiny import resolve_pretrain
-    from gymverse.rollout import split_env_ids
 
-    env_ids = split_env_ids(env_id)
-    levels = [int(level) for level in difficulty.split("|") if level.strip()]
     path = resolve_pretrain(pretrain)
     if device == "cpu" and cpu_threads > 0:
         torch.set_num_threads(cpu_threads)
