@@ -214,8 +214,9 @@ def test_a_second_run_repeats_nothing(scripted_run):
     assert again.records == summary.records
 
 
-def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path, embedder):
-    source = tmp_path / "elsewhere"
+def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path, embedder, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # relative folders, as typed on a command line
+    source = Path("elsewhere")
     source.mkdir()
     for path in (HOSTILE / "tally.py", HOSTILE / "exits_in_reset.py", HERE / "games" / "hive_census.py",
                  HERE / "games" / "dovecote_census.py"):
@@ -223,7 +224,7 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
     (source / "syntax_error.py").write_text("class Broken(:\n")
     gates = make_gates(embedder)
     try:
-        summary = adopt(source, tmp_path / "adopted", gates, concurrency=2)
+        summary = adopt(source, Path("adopted"), gates, concurrency=2)
     finally:
         gates.close()
     verdicts = {r["candidate"]: (r["status"], r["reason"]) for r in summary.records}
@@ -231,7 +232,8 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
                         "dovecote_census": ("refused", "solver_fails"), "syntax_error": ("refused", "import_error")}
     tally = next(r for r in summary.records if r["candidate"] == "tally")
     assert next(g for g in tally["gates"] if g["gate"] == "solver")["reason"] == "unverified"
-    assert sorted(p.name for p in (tmp_path / "adopted").glob("*.py")) == ["hive_census.py", "tally.py"]
+    assert sorted(p.name for p in Path("adopted").glob("*.py")) == ["hive_census.py", "tally.py"]
+    assert "adopted:HiveCensus" in summary.audit["markdown"].read_text()
 
 
 def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):

@@ -83,7 +83,8 @@ class SandboxGates:
 
     def audit(self, path: Path, class_name: str, env_id: str, config: AuditConfig) -> EnvAudit | str:
         """The audit of one game in the sandbox, or why it did not finish."""
-        outcome = self.sandbox().run(audit_game, str(path), class_name, env_id, config)
+        # the child runs in a scratch folder: a relative path would not reach the file
+        outcome = self.sandbox().run(audit_game, str(Path(path).resolve()), class_name, env_id, config)
         return outcome.value if outcome.ok else describe(outcome)
 
     def _judge(self, path: Path, need_solver: bool, judgement: Judgement) -> None:

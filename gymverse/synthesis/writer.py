@@ -31,8 +31,10 @@ class Writer:
         if spec.partition(":")[0] in SCRIPTED_SPECS:
             raise BadInput(f"--model {spec}: a writer must be a language model (openai:URL#MODEL, vllm:PATH "
                            "or a Hugging Face folder)")
-        # No log line per request between the progress bars (a filter, as imported packages reset the level).
-        logging.getLogger("httpx").addFilter(lambda record: record.levelno >= logging.WARNING)
+        # No log line per request between the progress bars (a filter: imported packages reset levels). Once
+        # sentence-transformers is loaded the openai client's requests go through httpx2, its vendored httpx.
+        for name in ("httpx", "httpx2"):
+            logging.getLogger(name).addFilter(lambda record: record.levelno >= logging.WARNING)
         self.remote = spec.startswith("openai:")
         self.policy = load_policy(spec, temperature=temperature, generate_max_length=max_tokens, api_key=api_key,
                                   chat=True, timeout_s=timeout_s)
