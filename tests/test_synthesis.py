@@ -41,6 +41,11 @@ def make_gates(embedder, seconds: float = 5.0) -> SandboxGates:
     return SandboxGates(GateSettings(limits=Limits(seconds=seconds, memory_mb=2048)), Novelty(embedder=embedder))
 
 
+def scripted_code(rule: str, answer: int = 0) -> str:
+    """The module that the script's ``rule`` gives as its ``answer``-th answer."""
+    return extract_code(next(r for r in Script.load(SCRIPT).rules if r.name == rule).answers[answer])
+
+
 def scripted_writer(server: ScriptedServer):
     return lambda: Writer(f"openai:{server.url}#scripted", timeout_s=30).ask
 
@@ -111,6 +116,13 @@ def test_a_line_torn_by_a_kill_is_skipped_and_closed(tmp_path):
 
 
 # -- the scripted server ----------------------------------------------------------------------------
+
+def test_script_answers_are_files_with_replacements():
+    broken, fixed = scripted_code("safe_cracker/code", 0), scripted_code("safe_cracker/code", 1)
+    assert "= 0, tpo" in broken and "= 0, tpo" not in fixed and fixed == (HERE / "games" / "safe_cracker.py").read_text()
+    with pytest.raises(ValueError, match="does not occur"):
+        Script.load({"rules": [{"answers": [{"file": str(SCRIPT), "replace": [["no such text", ""]]}]}]})
+
 
 def test_scripted_server_replays_answers_in_order_and_counts_tokens():
     script = Script.load({"rules": [{"name": "r", "when": ["hello"], "answers": ["one two", "three"]}]})
@@ -218,9 +230,9 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
     monkeypatch.chdir(tmp_path)  # relative folders, as typed on a command line
     source = Path("elsewhere")
     source.mkdir()
-    for path in (HOSTILE / "tally.py", HOSTILE / "exits_in_reset.py", HERE / "games" / "hive_census.py",
-                 HERE / "games" / "dovecote_census.py"):
+    for path in (HOSTILE / "tally.py", HOSTILE / "exits_in_reset.py", HERE / "games" / "hive_census.py"):
         (source / path.name).write_text(path.read_text())
+    (source / "dovecote_census.py").write_text(scripted_code("dovecote_census/code"))
     (source / "syntax_error.py").write_text("class Broken(:\n")
     gates = make_gates(embedder)
     try:

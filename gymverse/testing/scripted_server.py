@@ -11,9 +11,11 @@ messages of a chat request, the prompt of a completions request)::
 
 The first rule whose ``when`` strings all occur in the request answers it with its next answer;
 once its answers run out it repeats the last one. ``Script.log`` lists every answer served as
-``rule#n`` (the rule's n-th request, from 0). An answer is a string, or ``{"file": PATH,
-"say": TEXT}``: TEXT followed by the file (relative to the script) in a fenced block named after its
-extension. A request no rule matches gets HTTP 404. ``usage`` counts whitespace-separated words.
+``rule#n`` (the rule's n-th request, from 0). An answer is a string, or ``{"file": PATH, "say":
+TEXT, "replace": [[OLD, NEW], ...]}``: TEXT followed by the file (relative to the script), each OLD
+in it replaced by NEW (one variant of a file per answer, e.g. a broken game), in a fenced block
+named after the file's extension. A request no rule matches gets HTTP 404. ``usage`` counts
+whitespace-separated words.
 
 Run it: ``python -m gymverse.testing.scripted_server --script FILE --port 8000``; then
 ``openai:http://127.0.0.1:8000/v1#scripted`` names it as a model.
@@ -72,9 +74,13 @@ def _answer_text(answer: str | dict, base: Path) -> str:
     if isinstance(answer, str):
         return answer
     path = base / answer["file"]
+    text = path.read_text().rstrip()
+    for old, new in answer.get("replace", []):
+        if old not in text:
+            raise ValueError(f"script answer from {path}: {old!r} does not occur in the file")
+        text = text.replace(old, new)
     fence = FENCES.get(path.suffix, "")
-    say = answer.get("say", "")
-    return f"{say}\n\n```{fence}\n{path.read_text().rstrip()}\n```\n".lstrip()
+    return f"{answer.get('say', '')}\n\n```{fence}\n{text}\n```\n".lstrip()
 
 
 def _words(text: str) -> int:
