@@ -6,7 +6,7 @@ installed plugins (entry-point group ``gymverse.envs``).
 
 from gymverse.env import (
     EvolvableEnv, Feedback, InvalidAction, RebuildOnComplexity, extract_boxed, get_env_complexity, lose,
-    register_builtin_envs, register_env_dir, register_plugins, set_env_complexity, win,
+    register_env_dir, register_library, register_plugins, set_env_complexity, win,
 )
 
 __all__ = [
@@ -14,5 +14,5 @@ __all__ = [
     "lose", "register_env_dir", "set_env_complexity", "win",
 ]
 
-register_builtin_envs()
+register_library("gymverse.envs")
 register_plugins()

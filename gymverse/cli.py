@@ -2,6 +2,7 @@
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Callable
 
 import tyro
@@ -12,6 +13,8 @@ from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
+from gymverse.genenv.cli import genenv_command
+from gymverse.genenv.cli import translate as translate_genenv
 from gymverse.run.sft import sft_command
 from gymverse.synthesis.command import synthesize_command
 
@@ -82,35 +85,75 @@ def play(
             return
 
 
+VERDICT_STYLE = {"pass": "green", "pass with warnings": "yellow", "FAIL": "red"}
+
+
 def check(
     envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
     seeds: int = 20,
     max_level: int = 20,
+    in_process: bool = False,
+    tolerate_broken_files: bool = False,
+    time_limit: float = 120.0,
+    memory_mb: int = 1024,
 ) -> None:
     """Check games with the env checker; prints a verdict table and exits non-zero if any fails.
 
     Args:
         seeds: Episodes (seeds) per level.
         max_level: The checker plays levels 1 to this.
+        in_process: Import --dir's files into this process instead of the sandbox (trusted code only).
+        tolerate_broken_files: Exit 0 even when a file of --dir fails to import or a game to construct.
+        time_limit: Seconds the sandbox gives each game's check (a file's import gets at most 30).
+        memory_mb: Memory the sandbox gives each job, in MB.
     """
     from gymverse.env.checker import check_env
 
-    env_ids = envs.resolve(log=_say)
-    table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
-    table.add_column("id")
-    table.add_column("verdict")
-    table.add_column("failures")
-    failed = 0
+    levels = list(range(1, max_level + 1))
+    rows: list[tuple[str, str, str, list[str]]] = []  # id, file, verdict, problems
+    broken: list[str] = []
+    sandboxed = envs.dir is not None and not in_process
     with console.status("checking") as status:
-        for env_id in env_ids:
-            status.update(f"checking {env_id}")
-            report = check_env(env_id, levels=range(1, max_level + 1), seeds=seeds)
-            failed += not report.passed
-            problems = "; ".join(f"{r.name}: {r.detail}" for r in report.failures())
-            table.add_row(env_id, "[green]pass[/green]" if report.passed else "[red]FAIL[/red]", problems)
+        if envs.ids or envs.all or not sandboxed:
+            def skipped(line: str) -> None:
+                broken.append(line)
+                _say(line)
+
+            trusted = EnvSelection(envs.ids, envs.all, None if sandboxed else envs.dir)
+            for env_id in trusted.resolve(log=skipped):
+                status.update(f"checking {env_id}")
+                report = check_env(env_id, levels=levels, seeds=seeds)
+                rows.append((env_id, "", report.verdict, report.problems()))
+        if sandboxed:
+            from gymverse.sandbox import Limits, Sandbox, judge_folder
+
+            with Sandbox(Limits(seconds=time_limit, memory_mb=memory_mb)) as sandbox:
+                verdicts = judge_folder(envs.dir, sandbox=sandbox, levels=levels, seeds=seeds, on_job=status.update)
+            if not any(v.games or v.error for v in verdicts):
+                raise BadInput(f"no games found in {envs.dir}")
+            for verdict in verdicts:
+                if verdict.error:
+                    broken.append(verdict.file)
+                    rows.append(("-", verdict.file, "FAIL", [f"import {verdict.error}"]))
+                for game in verdict.games:
+                    broken += [game.env_id] if game.broken else []
+                    rows.append((game.env_id, game.file, game.verdict, game.problems()))
+    table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
+    table.add_column("id", overflow="fold")
+    if sandboxed:
+        table.add_column("file", overflow="fold")
+    table.add_column("verdict")
+    table.add_column("problems", overflow="fold")
+    for env_id, file, verdict, problems in rows:
+        cells = [env_id] + ([Path(file).name if file else ""] if sandboxed else [])
+        table.add_row(*cells, f"[{VERDICT_STYLE[verdict]}]{verdict}[/]", escape("\n".join(problems)))
     console.print(table)
+    skipped_files = 0 if sandboxed else len(broken)  # in this process a broken file has no row
+    failed = sum(verdict == "FAIL" for _, _, verdict, _ in rows) + skipped_files
     if failed:
-        console.print(f"[red]{failed} of {len(env_ids)} envs failed[/red]")
+        console.print(f"[red]{failed} of {len(rows) + skipped_files} failed[/red]"
+                      + (f" ({len(broken)} could not be imported or built)" if broken else ""))
+    if failed - (len(broken) if tolerate_broken_files else 0) > 0:
         sys.exit(1)
 
 
@@ -122,6 +165,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "audit": audit_command,
     "sft": sft_command,
     "synthesize": synthesize_command,
+    "genenv": genenv_command,
 }
 
 
@@ -130,7 +174,10 @@ def main(argv: list[str] | None = None) -> None:
 
     Set ``GYMVERSE_DEBUG=1`` to see the traceback instead.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if argv[:1] == ["genenv"]:  # GenEnv's key=value overrides become flags
+            argv = ["genenv", *translate_genenv(argv[1:])]
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
     except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):

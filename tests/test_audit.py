@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import gymverse  # noqa: F401  (registers the library)
-from gymverse.evaluation.audit import AuditConfig, run_audit
+from gymverse.evaluation.audit import AuditConfig, AuditResult, run_audit
 from gymverse.evaluation.audit.report import write_audit_report
 from gymverse.evaluation.commands import audit_command
 from gymverse.evaluation.options import EnvSelection
@@ -105,3 +105,57 @@ def test_audit_command_rejects_an_unknown_section(tmp_path, capsys):
     assert exit_info.value.code == 2
     assert "--skip" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
+
+
+GYMVERSE_STYLE = Path(__file__).parent / "fixtures" / "gymverse_style"
+TWINS = ("NumberHunt", "NumberHuntPaysRandomMoves", "NumberHuntUnseededHints")
+
+
+@pytest.fixture(scope="module")
+def twins_audit():
+    """GymVerse-style twins (no info["success"], no solver) audited one by one in the sandbox."""
+    from gymverse.evaluation.targets import EnvTarget, GameFile
+    from gymverse.sandbox import Limits, Sandbox, audit_in
+
+    path = str(GYMVERSE_STYLE / "number_hunt.py")
+    targets = [EnvTarget(f"style:{name}", "misc", GameFile(path, name), path) for name in TWINS]
+    config = AuditConfig(levels=[1, 4], episodes=8, solver_episodes=1, checker_max_level=4, checker_seeds=2,
+                         sections=["correctness", "difficulty"])
+    with Sandbox(Limits(seconds=60, memory_mb=512)) as sandbox:
+        return run_audit(targets, config, audit_one=audit_in(sandbox))
+
+
+def errors_of(result, name):
+    return {p.reason for p in result.problems if p.env_id == f"style:{name}" and p.severity == "error"}
+
+
+def test_wrong_twins_are_caught_and_their_correct_twin_is_not(twins_audit):
+    assert errors_of(twins_audit, "NumberHunt") == set()
+    assert {"random_play_earns_reward", "reward_without_progress"} <= errors_of(twins_audit, "NumberHuntPaysRandomMoves")
+    assert "nondeterministic" in errors_of(twins_audit, "NumberHuntUnseededHints")
+
+
+def test_a_game_without_info_success_is_judged_by_every_check_with_a_mark(twins_audit):
+    sound = next(e for e in twins_audit.envs if e.env_id == "style:NumberHunt")
+    ran = {c["name"] for c in sound.correctness.checker if c["passed"]}
+    assert {"api", "determinism", "bad actions", "complexity timing", "episode ends", "success flag"} <= ran
+    warnings = {p.reason: p.detail for p in twins_audit.problems if p.env_id == "style:NumberHunt"}
+    assert "success inferred from the reward" in warnings["checker:success_flag"]
+    assert sound.correctness.replays > 0 and sound.difficulty.verdict != "not measured"
+
+
+def test_a_game_that_could_not_be_played_is_not_measured_and_says_why(tmp_path):
+    from gymverse.evaluation.targets import EnvTarget, GameFile
+    from gymverse.sandbox import Limits, Sandbox, audit_in
+
+    path = str(GYMVERSE_STYLE / "quits.py")
+    target = EnvTarget("style:QuitsOnQuit", "misc", GameFile(path, "QuitsOnQuit"), path)
+    config = AuditConfig(levels=[1, 2], episodes=4, solver_episodes=1, checker_max_level=2, checker_seeds=1,
+                         sections=["correctness", "difficulty"])
+    with Sandbox(Limits(seconds=30, memory_mb=512)) as sandbox:
+        [audit] = run_audit([target], config, audit_one=audit_in(sandbox)).envs
+    assert audit.difficulty.verdict == "not measured"
+    [problem] = audit.correctness.problems
+    assert problem.reason == "exit" and "sys.exit(0)" in problem.detail
+    text = write_audit_report(AuditResult(config, [audit]), tmp_path)["markdown"].read_text()
+    assert "1 not measured" in text and "0 flat" not in text

@@ -63,6 +63,7 @@ def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
         (["eval", "gymverse:Codelock", "--policy", "oracle"], "(did you mean gymverse:CodeLock?)"),
         (["sft", "--env-id", "gymverse:GridCourier|gymverse:MailSortr"], "--env-id: unknown environment id"),
         (["sft", "--difficulty", "1|two"], "--difficulty '1|two'"),
+        (["sft", "--device", "gpu:0"], "--device 'gpu:0'"),
         (["play", "gymverse:PeakFinder", "--complexity", "0"], "--complexity"),
         (["sft", "--pretrain", "/no/such/model"], "--pretrain '/no/such/model' is not a Hugging Face model folder"),
     ],
@@ -124,3 +125,41 @@ def test_sft_trains_on_the_cpu_threads_it_is_given(tiny_dir, tmp_path, capsys):
         assert code == 0 and torch.get_num_threads() == 1, out
     finally:
         torch.set_num_threads(before)
+
+
+def help_entries(text: str) -> dict[str, str]:
+    """``{flag: its help text}`` from tyro's ``--help`` (an entry starts with a flag near the left edge)."""
+    entries: dict[str, str] = {}
+    flag = None
+    for line in text.splitlines():
+        content = line.replace("│", " ").rstrip()
+        start = re.match(r"^ {1,2}(-h|--[a-z][\w-]*),?(?: \S+)*?(?: {2,}(.*))?$", content)
+        if start:
+            flag = start.group(1)
+            entries[flag] = start.group(2) or ""
+        elif flag and content.startswith("    ") and content.strip():
+            entries[flag] += " " + content.strip()
+        else:
+            flag = None
+    return entries
+
+
+@pytest.mark.parametrize("command", ["envs", "play", "check", "eval", "audit", "sft", "genenv"])
+def test_every_flag_has_a_help_line_of_its_own(command, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out = run([command, "--help"], capsys)
+    entries = help_entries(out)
+    assert code == 0 and "-h" in entries
+    for flag, text in entries.items():
+        words = re.sub(r"\((default: .*?|required)\)", "", text).strip()
+        assert re.search(r"[a-z]{3}", words), f"{command} {flag}: {text!r}"
+
+
+def test_did_you_mean_reads_case_namespaces_and_typos():
+    from gymverse.errors import closest
+
+    ids = ["gymverse:PeakFinder", "gymverse:KnightsAndKnaves", "rg:knights_knaves", "game:Sudoku-v0"]
+    assert closest("peakfinder", ids) == closest("PeakFinder", ids) == "gymverse:PeakFinder"
+    assert closest("gymverse:KnightsKnaves", ids) == "gymverse:KnightsAndKnaves"  # its own namespace first
+    assert closest("rg:knights-knaves", ids) == "rg:knights_knaves"
+    assert closest("gymverse:NoSuchGame", ids) is None and closest("xyz", ids) is None

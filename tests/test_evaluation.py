@@ -196,10 +196,11 @@ def evaluate_checkpoints():
     ([ENV, "--levels", "0", "3"], "--levels must be integers >= 1"),
     ([ENV, "--num-levels", "0"], "--num-levels must be >= 1"),
     ([ENV, "--instances", "0"], "--instances must be >= 1"),
-    ([ENV, "--template", "qwen4"], "--template 'qwen4' is not a template"),
-    ([ENV, "--wrappers", "concat,nope"], "--wrappers: unknown wrapper(s) nope"),
+    ([ENV, "--template", "qwen3-game"], "--template: unknown prompt template 'qwen3-game' (did you mean qwen3_game?)"),
+    ([ENV, "--wrappers", "concat,nope"], "--wrappers: unknown wrapper 'nope'; GEM has"),
     ([ENV, "--top-p", "0"], "--top-p must be in (0, 1]"),
     ([ENV, "--cpu-threads", "-1"], "--cpu-threads must be >= 0"),
+    ([ENV, "--device", "gpu"], "--device 'gpu': write cpu, cuda or cuda:N"),
     ([], "--all"),
 ])
 def test_eval_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, capsys, arguments, message):

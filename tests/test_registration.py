@@ -172,3 +172,19 @@ def test_plugins_register_through_entry_points(monkeypatch, env_dir):
     report = gymverse.register_plugins()
     assert calls == [1] and "custom:TallyGame" in report.registered
     assert "no_such_plugin_module" in report.failed["plugin bad"]
+
+
+def test_the_library_registers_by_module_class_entries_without_importing_games():
+    import subprocess
+    import sys
+
+    from gem.envs.registration import ENV_REGISTRY
+
+    ids = registry.registered_ids("gymverse")
+    assert len(ids) >= 24
+    for env_id in ids:
+        module, name = ENV_REGISTRY[env_id].entry_point.split(":")
+        cls = registry.env_class(env_id)  # each module holds the class its file names
+        assert (cls.__module__, cls.__name__) == (module, env_id.split(":")[1])
+    probe = "import sys, gymverse; print(sum(m.count('.') == 3 and m.startswith('gymverse.envs.') for m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "0"

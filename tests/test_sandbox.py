@@ -111,3 +111,50 @@ def test_register_env_dir_can_vet_in_the_sandbox(tmp_path):
         from gem.envs.registration import ENV_REGISTRY
         for env_id in [i for i in ENV_REGISTRY if i.startswith("vetted:")]:
             del ENV_REGISTRY[env_id]
+
+
+def run_cli(argv, capsys):
+    from gymverse import cli
+
+    try:
+        cli.main(argv)
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code or 0
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_check_dir_survives_every_hostile_file_names_it_and_exits_non_zero(capsys):
+    code, out = run_cli(["check", "--dir", str(HOSTILE), "--seeds", "1", "--max-level", "2", "--time-limit", "2"],
+                        capsys)
+    assert code == 1
+    for shown in ("import_loop.py", "import hung: still running after 2 s (in <module>, import_loop.py:3)",
+                  "hostile_envs:ExitsInReset", "exits_in_reset.py", "exited", "MemoryError", "RecursionError",
+                  "hostile_envs:twin_one.Echo", "hostile_envs:twin_two.Echo", "success inferred from the reward",
+                  "4 of 7 failed (2 could not be imported or built)"):
+        assert shown in out, shown
+
+
+def test_check_dir_can_tolerate_files_that_do_not_import(tmp_path, capsys):
+    (tmp_path / "tally.py").write_text((HOSTILE / "tally.py").read_text())
+    (tmp_path / "broken.py").write_text("import a_module_that_does_not_exist\n")
+    argv = ["check", "--dir", str(tmp_path), "--seeds", "1", "--max-level", "2"]
+    code, out = run_cli(argv, capsys)
+    assert code == 1 and "ModuleNotFoundError" in out and "pass with warnings" in out
+    code, _ = run_cli(argv + ["--tolerate-broken-files"], capsys)
+    assert code == 0
+
+
+@pytest.mark.parametrize("where, message", [
+    (HOSTILE / "tally.py", "tally.py is a file: give the folder that holds it"),
+    ("empty", "no games found in"),
+    ("missing", "no such env folder"),
+])
+def test_check_dir_says_what_is_wrong_with_the_folder(where, message, tmp_path, capsys):
+    if where == "empty":
+        where = tmp_path
+    elif where == "missing":
+        where = tmp_path / "missing"
+    code, out = run_cli(["check", "--dir", str(where)], capsys)
+    assert code == 2 and message in out

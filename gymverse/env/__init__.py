@@ -12,10 +12,10 @@ __all__ = [
 
 from gymverse.env.registry import (  # noqa: E402
     RebuildOnComplexity, RegistrationReport, builtin_env_classes, env_class, get_env_complexity,
-    register_builtin_envs, register_env_dir, register_plugins, registered_ids, set_env_complexity,
+    register_env_dir, register_library, register_plugins, registered_ids, set_env_complexity,
 )
 
 __all__ += [
     "RebuildOnComplexity", "RegistrationReport", "builtin_env_classes", "env_class", "get_env_complexity",
-    "register_builtin_envs", "register_env_dir", "register_plugins", "registered_ids", "set_env_complexity",
+    "register_env_dir", "register_library", "register_plugins", "registered_ids", "set_env_complexity",
 ]

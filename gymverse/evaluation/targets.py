@@ -1,5 +1,10 @@
-"""Which environments to evaluate: registered ids, the whole built-in library, or a folder of env files."""
+"""Which environments to evaluate: registered ids, the whole built-in library, or a folder of env files.
 
+A folder's games are not ours: the sandbox lists them (``gymverse.sandbox.select_targets``) as
+:class:`GameFile` targets, which are only ever built inside the sandbox's children.
+"""
+
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -10,15 +15,43 @@ from gymverse.errors import BadInput, require_known
 
 
 @dataclass(frozen=True)
+class GameFile:
+    """A game class in a file that is not ours, built where it is played (a sandbox's child)."""
+
+    path: str
+    class_name: str
+
+    def make(self, complexity: int) -> gem.Env:
+        from gymverse.env.registry import entry_point_for
+
+        return entry_point_for(file_game_class(self.path, self.class_name))(complexity=complexity)
+
+
+@functools.lru_cache(maxsize=None)
+def file_game_class(path: str, class_name: str) -> type:
+    """The class ``class_name`` of the file at ``path``, the file imported once per process."""
+    from gymverse.env.registry import env_classes, load_env_file
+
+    return next(cls for cls in env_classes(load_env_file(path)) if cls.__name__ == class_name)
+
+
+@dataclass(frozen=True)
 class EnvTarget:
     env_id: str
     domain: str
-    spec: str | type  # a registered id, or an env class (what gem.make and check_env accept)
+    spec: str | type | GameFile  # a registered id, an env class (tests pass classes), or a game file
+    file: str = ""  # the file that defines the game, for games from a folder
 
     def make(self, complexity: int) -> gem.Env:
         if isinstance(self.spec, str):
             return gem.make(self.spec, complexity=complexity)
+        if isinstance(self.spec, GameFile):
+            return self.spec.make(complexity)
         return self.spec(complexity=complexity)
+
+    @property
+    def sandboxed(self) -> bool:
+        return isinstance(self.spec, GameFile)
 
 
 def target_for(env: str | type) -> EnvTarget:
@@ -46,13 +79,13 @@ def resolve_env_ids(
 
     ids = list(ids)
     if folder is not None:
-        try:
-            report = gymverse.register_env_dir(folder)
-        except FileNotFoundError as error:
-            raise BadInput(str(error)) from None
+        report = gymverse.register_env_dir(folder)
         for where, error in report.failed.items():
             log(f"skipped {where}: {error}")
-        ids += registered_ids(Path(folder).name)  # includes games a previous call registered
+        found = registered_ids(Path(folder).name)  # includes games a previous call registered
+        if not found:
+            raise BadInput(f"no games found in {folder}")
+        ids += found
     if all_builtin:
         ids += registered_ids("gymverse")
     if not ids:

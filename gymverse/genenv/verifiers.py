@@ -11,7 +11,6 @@
 """
 
 import ast
-import json
 import operator
 import re
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any
 
 from gymverse.errors import BadInput
 from gymverse.genenv.reward_managers import math_equivalent, parse_tool_calls
+from gymverse.genenv.specs import json_values
 
 Verifier = Callable[[str, str, str], "str | None"]  # (full prompt text, new task, new answer) -> reason
 
@@ -85,19 +85,10 @@ def verify_math(prompt: str, task: str, answer: str) -> str | None:
 def listed_tools(prompt: str) -> dict[str, dict[str, Any]]:
     """Tools a prompt declares: name -> JSON-schema ``parameters`` (OpenAI's ``{"type": "function"}`` form too)."""
     tools: dict[str, dict[str, Any]] = {}
-    decoder = json.JSONDecoder()
-    index = prompt.find("{")
-    while index >= 0:
-        try:
-            value, end = decoder.raw_decode(prompt, index)
-        except json.JSONDecodeError:
-            index = prompt.find("{", index + 1)
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            tool = item.get("function", item) if isinstance(item, dict) else None
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("parameters"), dict):
-                tools[tool["name"]] = tool["parameters"]
-        index = prompt.find("{", end)
+    for value in json_values(prompt):
+        tool = value.get("function", value)
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("parameters"), dict):
+            tools[tool["name"]] = tool["parameters"]
     return tools
 
 

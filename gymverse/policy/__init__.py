@@ -13,6 +13,8 @@
 ==========================  =====================================================
 """
 
+import re
+
 from gymverse.errors import BadInput
 from gymverse.policy.base import Generation, Policy
 from gymverse.policy.baselines import EpsilonOraclePolicy, OraclePolicy, RandomPolicy
@@ -21,7 +23,7 @@ from gymverse.policy.tiny import not_a_model_folder
 POLICY_SPECS = ("tiny", "PATH", "oracle", "epsilon:P", "random", "openai:URL#MODEL", "vllm:PATH")
 
 __all__ = [
-    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "check_policy",
+    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "check_device", "check_policy",
     "load_policy",
 ]
 
@@ -47,6 +49,12 @@ def check_policy(spec: str, flag: str = "policy") -> None:
         problem = not_a_model_folder(rest if kind == "vllm" else spec)
         if problem:
             raise BadInput(f"{flag} {problem}; other policies: {', '.join(POLICY_SPECS[2:])}")
+
+
+def check_device(device: str, flag: str = "--device") -> None:
+    """Raise :class:`BadInput` (naming ``flag``) unless ``device`` reads as a torch device, without importing torch."""
+    if not re.fullmatch(r"(cpu|cuda|mps|xpu)(:\d+)?", device):
+        raise BadInput(f"{flag} {device!r}: write cpu, cuda or cuda:N (also mps, xpu)")
 
 
 def load_policy(

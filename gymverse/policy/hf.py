@@ -71,10 +71,16 @@ def load_causal_lm(path: Any, dtype: Any, device: Any) -> Any:
     """A causal LM from a Hugging Face folder, in ``dtype``, on ``device``.
 
     transformers 4.56 renamed ``torch_dtype`` to ``dtype``; OAT's GPU stack pins 4.51, so use the
-    name this version understands (the other one would be silently ignored there).
+    name this version understands (the other one would be silently ignored there). The loading
+    progress bar shows on a terminal only: in a log file it is noise.
     """
+    import sys
+
     import transformers
     from transformers import AutoModelForCausalLM
+
+    if not sys.stderr.isatty():
+        transformers.utils.logging.disable_progress_bar()
 
     major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
     name = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"

@@ -117,6 +117,13 @@ def save_trainer_state(run_dir: Path, state: dict[str, Any]) -> Path:
     return path
 
 
+def run_seed(args: Any, state: dict[str, Any] | None) -> int:
+    """The run's seed: the saved one when resuming, else drawn from the clock with ``--rnd_seed``, else ``--seed``."""
+    if state:
+        return state["seed"]
+    return int(time.time() * 1000) % 2**31 if args.rnd_seed else args.seed
+
+
 def load_trainer_state(run_dir: Path) -> dict[str, Any]:
     import torch
 

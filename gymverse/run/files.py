@@ -44,13 +44,17 @@ def episode_record(episode: Any) -> dict[str, Any]:
 
 
 class RunFiles:
-    def __init__(self, run_dir: str | os.PathLike, actor_id: int | None = None) -> None:
+    """A run folder's logs; ``extra_logs`` are further JSONL logs a loop writes with :meth:`append`
+    (cut back on resume like the others)."""
+
+    def __init__(self, run_dir: str | os.PathLike, actor_id: int | None = None, extra_logs: Sequence[str] = ()) -> None:
         self.run_dir = Path(run_dir)
         self.actor_id = actor_id
+        self.logs = LOGS + tuple(extra_logs)
         self.run_dir.mkdir(parents=True, exist_ok=True)
 
     # -- writing --------------------------------------------------------------------------------
-    def _append(self, name: str, record: dict[str, Any]) -> None:
+    def append(self, name: str, record: dict[str, Any]) -> None:
         if self.actor_id is not None:
             record["actor_id"] = self.actor_id
         with open(self.run_dir / name, "a", encoding="utf-8") as file:
@@ -70,12 +74,12 @@ class RunFiles:
             "complexity": complexity,
             "next_complexity": complexity if next_complexity is None else next_complexity,
         }
-        self._append("actor_env_metrics.jsonl", record)
+        self.append("actor_env_metrics.jsonl", record)
         return record
 
     def log_episodes(self, step: int, episodes: Iterable[Any]) -> None:
         for episode in episodes:
-            self._append("episode_details.jsonl", {
+            self.append("episode_details.jsonl", {
                 "step": step,
                 "env_id": episode.env_id,
                 "episode_length": episode.length,
@@ -100,7 +104,7 @@ class RunFiles:
                 "mean_episode_return": _mean([e.episode_return for e in episodes]),
                 "num_episodes": len(episodes),
             }
-            self._append("eval_env_metrics.jsonl", record)
+            self.append("eval_env_metrics.jsonl", record)
             records.append(record)
         folder = self.run_dir / "eval_results"
         folder.mkdir(exist_ok=True)
@@ -125,7 +129,7 @@ class RunFiles:
 
     def offsets(self) -> dict[str, int]:
         """The current size in bytes of each log (what a trainer state records)."""
-        return {name: (self.run_dir / name).stat().st_size if (self.run_dir / name).exists() else 0 for name in LOGS}
+        return {name: (self.run_dir / name).stat().st_size if (self.run_dir / name).exists() else 0 for name in self.logs}
 
     def keep_through(self, step: int) -> None:
         """Drop every log line of a step after ``step`` (a resumed run plays those steps again)."""
@@ -136,7 +140,7 @@ class RunFiles:
 
     def truncate(self, offsets: dict[str, int]) -> None:
         """Cut each log back to ``offsets`` (lines written after the saved state are dropped)."""
-        for name in LOGS:
+        for name in self.logs:
             path = self.run_dir / name
             if path.exists():
                 with open(path, "r+b") as file:

@@ -194,6 +194,7 @@ def sft_command(
     """
     from gymverse.env import registered_ids
     from gymverse.errors import BadInput, require_known
+    from gymverse.policy import check_device
     from gymverse.policy.tiny import not_a_model_folder, resolve_pretrain
     from gymverse.rollout import split_env_ids
 
@@ -209,6 +210,7 @@ def sft_command(
     problem = not_a_model_folder(pretrain)
     if problem:
         raise BadInput(f"--pretrain {problem}")
+    check_device(device)
 
     import torch
     from transformers import AutoTokenizer

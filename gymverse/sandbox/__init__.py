@@ -27,11 +27,18 @@ API::
     judge_folder("my_envs")      # every file of a folder, ids as register_env_dir gives them
 
     gymverse.register_env_dir("my_envs", vet=vet)   # register only what the sandboxed checker accepts
+
+    # the audit of a folder's games, each game in its own child (diversity is read in the caller)
+    targets = select_targets([], folder="my_envs", sandbox=sandbox)     # EnvTargets of GameFile specs
+    result = run_audit(targets, config, audit_one=audit_in(sandbox))
 """
 
 from gymverse.sandbox.client import Sandbox, SandboxBroken
-from gymverse.sandbox.judge import FileVerdict, GameVerdict, judge_file, judge_files, judge_folder, vet
+from gymverse.sandbox.judge import (
+    FileVerdict, GameVerdict, audit_in, folder_targets, judge_file, judge_files, judge_folder, sandbox_for,
+    select_targets, vet,
+)
 from gymverse.sandbox.server import Limits, Outcome
 
-__all__ = ["FileVerdict", "GameVerdict", "Limits", "Outcome", "Sandbox", "SandboxBroken", "judge_file",
-           "judge_files", "judge_folder", "vet"]
+__all__ = ["FileVerdict", "GameVerdict", "Limits", "Outcome", "Sandbox", "SandboxBroken", "audit_in",
+           "folder_targets", "judge_file", "judge_files", "judge_folder", "sandbox_for", "select_targets", "vet"]

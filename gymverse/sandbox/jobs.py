@@ -1,4 +1,4 @@
-"""What runs inside the sandbox's children: list the games of a file, check one game.
+"""What runs inside the sandbox's children: list the games of a file, check or audit one game.
 
 Each function imports the file itself (the child starts from the server's clean state), so a
 file's import-time behaviour can never reach the caller or another file's job.
@@ -7,18 +7,21 @@ file's import-time behaviour can never reach the caller or another file's job.
 from pathlib import Path
 
 from gymverse.env.checker import CheckReport, check_env
-from gymverse.env.registry import entry_point_for, env_classes, load_env_file
+from gymverse.env.registry import env_classes, load_env_file
+from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env
+from gymverse.evaluation.targets import EnvTarget, GameFile
 
 
-def game_class(path: str, class_name: str) -> type:
-    return next(cls for cls in env_classes(load_env_file(Path(path))) if cls.__name__ == class_name)
-
-
-def list_games(path: str) -> list[str]:
-    """The names of the env classes that ``path`` defines."""
-    return [cls.__name__ for cls in env_classes(load_env_file(Path(path)))]
+def list_games(path: str) -> list[tuple[str, str]]:
+    """``(class name, domain)`` of each env class that ``path`` defines."""
+    return [(cls.__name__, getattr(cls, "domain", "misc")) for cls in env_classes(load_env_file(Path(path)))]
 
 
 def check_game(path: str, class_name: str, env_id: str, levels: list[int], seeds: int) -> CheckReport:
     """The env checker's report on one class of ``path``, built as registration would build it."""
-    return check_env(entry_point_for(game_class(path, class_name)), levels=levels, seeds=seeds, env_id=env_id)
+    return check_env(GameFile(path, class_name).make, levels=levels, seeds=seeds, env_id=env_id)
+
+
+def audit_game(target: EnvTarget, config: AuditConfig) -> EnvAudit:
+    """The audit's correctness and difficulty sections on one game (diversity is read by the caller)."""
+    return audit_env(target, config)

@@ -1,17 +1,33 @@
-"""Judging files of games that are not ours: each file listed, each game checked, in the sandbox."""
+"""Judging files of games that are not ours: each file listed, each game checked or audited, in the sandbox."""
 
+import contextlib
+import dataclasses
+import re
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+import gymverse
 from gymverse.env.checker import CheckReport
 from gymverse.env.registry import env_files, folder_env_ids
+from gymverse.errors import BadInput
+from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env, unmeasured
+from gymverse.evaluation.targets import EnvTarget, GameFile, resolve_env_ids, target_for
 from gymverse.sandbox.client import Sandbox
-from gymverse.sandbox.jobs import check_game, list_games
+from gymverse.sandbox.jobs import audit_game, check_game, list_games
 from gymverse.sandbox.server import Limits, Outcome
 
+OURS_AND_PYTHONS = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")}
+                         | {str(Path(gymverse.__file__).parent)})
 CHECK_LEVELS = list(range(1, 11))
+AUDIT_LIMITS = Limits(seconds=600, memory_mb=1024)  # one game's whole audit
+IMPORT_SECONDS = 30.0  # the most a file's import may take, whatever a game's job may
 CHECK_SEEDS = 3
+
+
+def import_limits(limits: Limits) -> Limits:
+    return dataclasses.replace(limits, seconds=min(limits.seconds, IMPORT_SECONDS))
 
 
 def describe(outcome: Outcome) -> str:
@@ -19,7 +35,22 @@ def describe(outcome: Outcome) -> str:
     first = outcome.detail.splitlines()[0] if outcome.detail else ""
     what = {"raised": "raised", "exit": "exited", "timeout": "hung", "memory": "ran out of memory",
             "signal": "crashed"}[outcome.verdict]
-    return f"{what}: {first}" if first else what
+    where = stuck_at(outcome.output) if outcome.verdict == "timeout" else ""
+    return f"{what}: {first}" + (f" ({where})" if where else "")
+
+
+def stuck_at(output: str) -> str:
+    """``in FUNCTION, FILE:LINE``: where a stuck job was when it was killed (from the stack it wrote).
+
+    The innermost frame in code that is not Python's, an installed package's or gymverse's, if any.
+    """
+    if "most recent call first" not in output:
+        return ""
+    lines = output.rsplit("most recent call first):", 1)[1].splitlines()
+    frames = [m for m in (re.match(r'\s*File "(.+)", line (\d+) in (\S+)', line) for line in lines) if m]
+    theirs = [m for m in frames if not m[1].startswith(OURS_AND_PYTHONS)]
+    frame = (theirs or frames or [None])[0]
+    return f"in {frame[3]}, {Path(frame[1]).name}:{frame[2]}" if frame else ""
 
 
 @dataclass
@@ -41,10 +72,12 @@ class GameVerdict:
 
     def problems(self) -> list[str]:
         """Errors (what refuses the game) first, then warnings, one line each."""
-        if self.error:
-            return [self.error]
-        return ([f"{r.name}: {r.detail}" for r in self.report.failures()]
-                + [f"warning: {r.warning}" for r in self.report.warnings()])
+        return [self.error] if self.error else self.report.problems()
+
+    @property
+    def broken(self) -> bool:
+        """The game could not even be built."""
+        return bool(self.report) and any(r.name == "construct" for r in self.report.failures())
 
 
 @dataclass
@@ -74,10 +107,10 @@ def judge_files(
         for file in (Path(f).resolve() for f in files):
             if on_job:
                 on_job(f"importing {file.name}")
-            outcome = sandbox.run(list_games, str(file), limits=limits)
+            outcome = sandbox.run(list_games, str(file), limits=import_limits(limits or sandbox.limits))
             verdicts[file] = FileVerdict(str(file), error="" if outcome.ok else describe(outcome))
             if outcome.ok:
-                names[file] = outcome.value
+                names[file] = [name for name, _ in outcome.value]
         for (file, class_name), env_id in folder_env_ids(prefix, names).items():
             if on_job:
                 on_job(f"checking {env_id}")
@@ -118,3 +151,70 @@ def vet(folder: Path, prefix: str) -> dict[str, str]:
             if not game.accepted:
                 refused[game.env_id] = "; ".join(game.problems())
     return refused
+
+
+def folder_targets(folder: str | Path, sandbox: Sandbox, log: Callable[[str], None] = print) -> list[EnvTarget]:
+    """The games of an env folder as audit targets, each file listed in its own child of ``sandbox``.
+
+    Ids are those ``register_env_dir`` gives; files that do not import are reported through ``log``.
+    """
+    folder = Path(folder)
+    listed = {}
+    for file in (f.resolve() for f in env_files(folder)):
+        outcome = sandbox.run(list_games, str(file), limits=import_limits(sandbox.limits))
+        if outcome.ok:
+            listed[file] = dict(outcome.value)
+        else:
+            log(f"skipped {file}: {describe(outcome)}")
+    ids = folder_env_ids(folder.name, {file: list(games) for file, games in listed.items()})
+    return [EnvTarget(env_id, listed[file][name], GameFile(str(file), name), str(file))
+            for (file, name), env_id in ids.items()]
+
+
+def select_targets(
+    ids: list[str], all_builtin: bool = False, folder: Path | None = None, sandbox: Sandbox | None = None,
+    log: Callable[[str], None] = print,
+) -> list[EnvTarget]:
+    """Targets for ``ids``, every built-in game with ``all_builtin``, and every game in ``folder``.
+
+    With a ``sandbox``, the folder's games are listed (and later played) in it; without one they are
+    imported into this process and registered, as ``resolve_env_ids`` does.
+    """
+    if folder is None or sandbox is None:
+        return [target_for(env_id) for env_id in resolve_env_ids(ids, all_builtin, folder, log)]
+    found = folder_targets(folder, sandbox, log)
+    if not found:
+        raise BadInput(f"no games found in {folder}")
+    named = resolve_env_ids(ids, all_builtin, log=log) if ids or all_builtin else []
+    return [target_for(env_id) for env_id in named] + found
+
+
+@contextlib.contextmanager
+def sandbox_for(folder: Path | None, in_process: bool = False, limits: Limits = AUDIT_LIMITS) -> Iterator[Sandbox | None]:
+    """A sandbox for the games of ``folder`` (closed afterwards), or None: no folder, or ``in_process``."""
+    if folder is None or in_process:
+        yield None
+        return
+    with Sandbox(limits) as sandbox:
+        yield sandbox
+
+
+def audit_in(sandbox: Sandbox | None) -> Callable[[EnvTarget, AuditConfig], EnvAudit]:
+    """For ``run_audit(..., audit_one=audit_in(sandbox))``: folder games are audited in the sandbox.
+
+    A game whose audit the sandbox stopped (a hang, an exit, memory) gets that as its problem.
+    Without a sandbox every game is audited in this process.
+    """
+    if sandbox is None:
+        return audit_env
+
+    def audit_one(target: EnvTarget, config: AuditConfig) -> EnvAudit:
+        if not target.sandboxed:
+            return audit_env(target, config)
+        outcome = sandbox.run(audit_game, target, config)
+        if outcome.ok:
+            return outcome.value
+        reason = {"timeout": "hang", "exit": "exit", "memory": "memory"}.get(outcome.verdict, "crash")
+        return unmeasured(target, config, reason, f"the sandbox stopped its audit: {describe(outcome)}")
+
+    return audit_one

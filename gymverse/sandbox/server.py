@@ -4,9 +4,11 @@ Started by :class:`gymverse.sandbox.Sandbox` as ``python -m gymverse.sandbox.ser
 requests ``(function, args, kwargs, limits)`` from stdin and writes one :class:`Outcome` per request
 to the pipe that was its stdout. A child gets its own process group, a scratch working directory,
 a memory limit, no network, and stdout/stderr in a file; the server kills the whole group when the
-wall-clock limit passes. The server never runs a job itself, so nothing a job does reaches it.
+wall-clock limit passes, after asking the child (SIGUSR1) to write where it is stuck into its output.
+The server never runs a job itself, so nothing a job does reaches it.
 """
 
+import faulthandler
 import importlib
 import io
 import os
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 OUTPUT_FILE = "output.txt"
+STACK_DUMP_WAIT_S = 0.2  # for a stuck child to write its stack before it is killed
 NETWORK_EVENTS = frozenset({
     "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
     "socket.gethostbyname", "socket.gethostbyaddr",
@@ -90,6 +93,20 @@ def _limit_memory(extra_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _die_with_limits(limits: Limits) -> None:
+    """Make sure a stray job cannot outlive its server: killed with its parent (Linux), and a CPU-time cap."""
+    import resource
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    cpu = int(limits.seconds) + 5
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+
+
 def _no_network(event: str, _args: tuple) -> None:
     if event in NETWORK_EVENTS:
         raise PermissionError("the sandbox has no network")
@@ -112,9 +129,11 @@ def _child(function: Any, args: tuple, kwargs: dict, limits: Limits, scratch: st
         out = os.open(OUTPUT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(out, 1)
         os.dup2(out, 2)
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
         os.environ.update(TMPDIR=scratch, HOME=scratch)
         tempfile.tempdir = scratch
         _limit_memory(limits.memory_mb)
+        _die_with_limits(limits)
         sys.addaudithook(_no_network)
         try:
             reply = ("ok", pickle.dumps(function(*args, **kwargs)), "")
@@ -187,6 +206,11 @@ def run_job(function: Any, args: tuple, kwargs: dict, limits: Limits, protocol_f
     os.close(read_fd)
     status = None if timed_out else _wait(pid, deadline)
     if status is None:
+        try:
+            os.kill(pid, signal.SIGUSR1)
+            time.sleep(STACK_DUMP_WAIT_S)
+        except ProcessLookupError:
+            pass
         _kill_group(pid)
         os.waitpid(pid, 0)
     _kill_group(pid)  # whatever the job left running

@@ -11,7 +11,6 @@ replays exactly what an uninterrupted one would have done.
 
 import copy
 import json
-import math
 import random
 import sys
 import time
@@ -19,11 +18,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
 from gymverse.policy.hf import load_causal_lm
 from gymverse.run.checkpoints import (
-    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, save_checkpoint,
-    save_trainer_state, step_dir_name,
+    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
+    save_checkpoint, save_trainer_state, step_dir_name,
 )
 from gymverse.run.config import eval_levels, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.curriculum import CurriculumDriver, apply_levels
@@ -33,6 +31,7 @@ from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.train.args import TrainArgs
+from gymverse.train.update import PolicyUpdate, prepare_torch
 
 
 def advantages_of(samples: list[TurnSample], table, norm_return: bool) -> list[float]:
@@ -50,26 +49,18 @@ class Trainer:
         self.run_dir = resolve_run_dir(args.save_path, args.wb_run_name, args.resume)
         self.files = RunFiles(self.run_dir)
         self.state = load_trainer_state(self.run_dir) if args.resume else None
-        self.seed = self.state["seed"] if self.state else (
-            int(time.time() * 1000) % 2**31 if args.rnd_seed else args.seed
-        )
+        self.seed = run_seed(args, self.state)
         self.step = self.state["step"] if self.state else 0
         self.wandb = None
 
     # -- setup ----------------------------------------------------------------------------------
     def setup(self) -> None:
-        import torch
-        import transformers
-
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
         from gymverse.rollout import make_env_group
 
-        transformers.utils.logging.disable_progress_bar()
         args = self.args
-        if args.device == "cpu" and args.cpu_threads > 0:
-            torch.set_num_threads(args.cpu_threads)
-        torch.manual_seed(self.seed)
+        prepare_torch(args.device, args.cpu_threads, self.seed)
         if self.state:
             start_model, self.reference_path = self.run_dir / self.state["checkpoint"], self.state["reference"]
         else:
@@ -90,12 +81,8 @@ class Trainer:
             ref_path = resolve_pretrain(args.ref_pretrain) if args.ref_pretrain else self.reference_path
             self.reference = load_causal_lm(ref_path, self.model.dtype, args.device)
             self.reference.eval().requires_grad_(False)
-        self.optimizer = torch.optim.AdamW(
-            self.model.parameters(), lr=args.learning_rate, betas=(args.adam_beta_1, args.adam_beta_2),
-            weight_decay=args.l2,
-        )
-        updates = self.total_steps * args.num_ppo_epochs * math.ceil(args.rollout_batch_size / args.train_batch_size)
-        self.scheduler = _scheduler(self.optimizer, args.lr_scheduler, updates, args.lr_warmup_ratio)
+        updates = self.total_steps * PolicyUpdate.updates_per_call(args, args.rollout_batch_size)
+        self.update = PolicyUpdate(self.model, self.tokenizer.pad_token_id, args, updates, self.reference)
         self.curriculum = CurriculumDriver.from_config(self.env_ids, args)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
@@ -104,14 +91,13 @@ class Trainer:
             for k, env_id in enumerate(self.env_ids)
         }
         if self.state:
-            self.optimizer.load_state_dict(self.state["optimizer"])
-            self.scheduler.load_state_dict(self.state["scheduler"])
+            self.update.load_state_dict(self.state)
             self.curriculum.load_state_dict(self.state["curriculum"])
             restore_rng_states(self.state["rng"], {"policy": self.policy.generator})
             self.files.truncate(self.state["log_offsets"])
         apply_levels(self.groups, self.curriculum.levels())
         if args.use_wb:
-            self.wandb = _start_wandb(args, self.run_dir, self.state["wandb_id"] if self.state else None)
+            self.wandb = start_wandb(args, self.run_dir, self.state["wandb_id"] if self.state else None)
 
     def _write_config(self) -> None:
         config = {**asdict(self.args), "seed": self.seed}
@@ -134,52 +120,7 @@ class Trainer:
         return play_until(plan, play)
 
     def learn(self, samples: list[TurnSample], advantages: list[float], step: int) -> dict[str, float]:
-        import torch
-
-        from gymverse.policy.hf import response_mask, sequence_logprobs
-
-        args = self.args
-        normalizer = args.length_norm_constant or args.generate_max_length
-        order = random.Random(derive_seed(self.seed, step, 99))
-        pad = self.tokenizer.pad_token_id
-        totals: dict[str, float] = {}
-        updates = 0
-        self.model.train()
-        for _ in range(args.num_ppo_epochs):
-            indices = list(range(len(samples)))
-            order.shuffle(indices)
-            for start in range(0, len(indices), args.train_batch_size):
-                batch = indices[start : start + args.train_batch_size]
-                for micro_start in range(0, len(batch), args.train_batch_size_per_device):
-                    micro = [samples[i] for i in batch[micro_start : micro_start + args.train_batch_size_per_device]]
-                    prompts, responses = [s.turn.prompt_ids for s in micro], [s.turn.response_ids for s in micro]
-                    logprobs = sequence_logprobs(self.model, prompts, responses, args.temperature, pad)
-                    mask = response_mask(responses, logprobs.device)
-                    old = _padded([s.turn.logprobs for s in micro], logprobs)
-                    adv = torch.tensor([advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
-                                       dtype=logprobs.dtype, device=logprobs.device)
-                    loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
-                    if self.reference is not None:
-                        with torch.no_grad():
-                            ref = sequence_logprobs(self.reference, prompts, responses, args.temperature, pad)
-                        kl = aggregate_tokens(kl_penalty(logprobs, ref, mask), mask, normalizer)
-                        loss = loss + args.beta * kl
-                        stats["kl"] = kl.item()
-                    (loss * len(micro) / len(batch)).backward()
-                    for key, value in {"loss": loss.item(), **stats}.items():
-                        totals[key] = totals.get(key, 0.0) + value * len(micro)
-                grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), args.max_norm)
-                self.optimizer.step()
-                self.scheduler.step()
-                self.optimizer.zero_grad(set_to_none=True)
-                totals["grad_norm"] = totals.get("grad_norm", 0.0) + float(grad_norm) * len(samples)
-                updates += 1
-        self.model.eval()
-        seen = len(samples) * args.num_ppo_epochs
-        stats = {key: value / seen for key, value in totals.items()}
-        stats["grad_norm"] = totals.get("grad_norm", 0.0) / max(updates * len(samples), 1)
-        stats["learning_rate"] = self.scheduler.get_last_lr()[0]
-        return stats
+        return self.update.learn(samples, advantages, random.Random(derive_seed(self.seed, step, 99)))
 
     def train_step(self, step: int) -> dict[str, Any]:
         args = self.args
@@ -236,8 +177,7 @@ class Trainer:
             "seed": self.seed,
             "checkpoint": f"saved_models/{step_dir_name(step)}",
             "reference": str(self.reference_path),
-            "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict(),
+            **self.update.state_dict(),
             "curriculum": self.curriculum.state_dict(),
             "rng": rng_states({"policy": self.policy.generator}),
             "log_offsets": self.files.offsets(),
@@ -286,24 +226,8 @@ class Trainer:
         return self.run_dir
 
 
-def _padded(rows: list[list[float]], like: Any) -> Any:
-    import torch
-
-    out = torch.zeros_like(like)
-    for i, row in enumerate(rows):
-        out[i, : len(row)] = torch.tensor(row, dtype=like.dtype)
-    return out
-
-
-def _scheduler(optimizer: Any, name: str, total: int, warmup_ratio: float) -> Any:
-    from transformers import get_scheduler
-
-    extra = {"min_lr_rate": 0.1} if name == "cosine_with_min_lr" else {}
-    return get_scheduler(name, optimizer, num_warmup_steps=int(total * warmup_ratio),
-                         num_training_steps=max(total, 1), scheduler_specific_kwargs=extra)
-
-
-def _start_wandb(args: TrainArgs, run_dir: Path, run_id: str | None) -> Any:
+def start_wandb(args: Any, run_dir: Path, run_id: str | None) -> Any:
+    """A Weights & Biases run for ``args`` (offline without an API key); ``run_id`` continues a resumed one."""
     import os
 
     import wandb

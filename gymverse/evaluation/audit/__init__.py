@@ -2,6 +2,7 @@
 
 ``run_audit`` plays every game with scripted agents (solver, epsilon-solvers, random) once and
 reads that play three ways; ``write_audit_report`` turns the result into Markdown, JSON and figures.
+Games that are not ours are audited one by one in the sandbox (``audit_one=gymverse.sandbox.audit_in(...)``).
 """
 
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from typing import Callable
 
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, epsilon_name, play_level
 from gymverse.evaluation.audit.correctness import Correctness, audit_correctness
-from gymverse.evaluation.audit.difficulty import Difficulty, audit_difficulty
+from gymverse.evaluation.audit.difficulty import NOT_MEASURED, Difficulty, audit_difficulty
 from gymverse.evaluation.audit.diversity import Diversity, audit_diversity
 from gymverse.evaluation.audit.problems import Problem, rank_envs
 from gymverse.errors import BadInput
@@ -92,15 +93,28 @@ def play_env(target: EnvTarget, config: AuditConfig) -> list[LevelPlay]:
     return plays
 
 
+def unmeasured(target: EnvTarget, config: AuditConfig, reason: str, detail: str) -> EnvAudit:
+    """The audit of a game that could not be played at all: its one problem, and nothing measured."""
+    audit = EnvAudit(target.env_id, target.domain, [])
+    if "correctness" in config.sections:
+        audit.correctness = Correctness(problems=[Problem(target.env_id, "correctness", reason, "error", detail)])
+    if "difficulty" in config.sections:
+        audit.difficulty = Difficulty(problems=[Problem(target.env_id, "difficulty", "not_measured", "warning",
+                                                        f"{NOT_MEASURED}: the game could not be played")])
+    return audit
+
+
 def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
     try:
         plays = play_env(target, config)
-    except Exception as error:  # the env cannot even be built at level 1
-        plays = [LevelPlay(RANDOM, 1, failure=("crash", f"building the env: {type(error).__name__}: {error}"))]
+    except Exception as error:  # the env cannot even be built (or reset) at level 1
+        reason = "memory" if isinstance(error, MemoryError) else "crash"
+        return unmeasured(target, config, reason, f"building the env: {type(error).__name__} {error}".strip())
     audit = EnvAudit(target.env_id, target.domain, plays)
     if "correctness" in config.sections:
         checker_levels = list(range(1, config.checker_max_level + 1))
-        audit.correctness = audit_correctness(target, plays, checker_levels, config.checker_seeds)
+        audit.correctness = audit_correctness(target, plays, checker_levels, config.checker_seeds,
+                                              config.episode_time_s)
     if "difficulty" in config.sections:
         audit.difficulty = audit_difficulty(target.env_id, plays)
     return audit
@@ -108,15 +122,15 @@ def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
 
 def run_audit(
     targets: list[EnvTarget], config: AuditConfig | None = None, on_env: Callable[[str], None] | None = None,
-    embedder=None,
+    embedder=None, audit_one: Callable[[EnvTarget, AuditConfig], EnvAudit] = audit_env,
 ) -> AuditResult:
-    """Audit every target; ``on_env(env_id)`` is called as each one starts (for progress display)."""
+    """Audit every target with ``audit_one``; ``on_env(env_id)`` is called as each one starts (for progress)."""
     config = config or AuditConfig()
     audits = []
     for target in targets:
         if on_env:
             on_env(target.env_id)
-        audits.append(audit_env(target, config))
+        audits.append(audit_one(target, config))
     result = AuditResult(config, audits)
     if "diversity" in config.sections and audits:
         if on_env:

@@ -3,8 +3,9 @@
 import random
 from dataclasses import dataclass, field
 
-from gymverse.env.checker import check_env
+from gymverse.env.checker import check_env, time_limit
 from gymverse.env.players import random_move
+from gymverse.env.success import episode_success
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, replay
 from gymverse.evaluation.audit.problems import Problem
 from gymverse.evaluation.targets import EnvTarget
@@ -34,20 +35,22 @@ def rewards_without_progress(target: EnvTarget, level: int, seed: int) -> list[f
     paid = []
     for i in range(REPEATS):
         _, reward, terminated, truncated, info = env.step(move)
-        if i > 0 and not info.get("success"):
+        ended = terminated or truncated
+        if i > 0 and not (ended and episode_success(info, reward)):
             paid.append(reward)
-        if terminated or truncated:
+        if ended:
             break
     for reply in MALFORMED_REPLIES:
         env.reset(seed=seed)
-        _, reward, _, _, info = env.step(reply)
-        if not info.get("success"):
+        _, reward, terminated, truncated, info = env.step(reply)
+        if not ((terminated or truncated) and episode_success(info, reward)):
             paid.append(reward)
     return paid
 
 
 def audit_correctness(
     target: EnvTarget, plays: list[LevelPlay], checker_levels: list[int], checker_seeds: int,
+    episode_time_s: float = 10.0,
 ) -> Correctness:
     """Check ``target`` with the env checker and read the agents' ``plays`` for reward and replay faults."""
     result = Correctness()
@@ -55,10 +58,14 @@ def audit_correctness(
     def problem(reason: str, detail: str, severity: str = "error") -> None:
         result.problems.append(Problem(target.env_id, "correctness", reason, severity, detail))
 
-    for check in check_env(target.spec, levels=checker_levels, seeds=checker_seeds).results:
-        result.checker.append({"name": check.name, "passed": check.passed, "detail": check.detail})
+    report = check_env(target.make, levels=checker_levels, seeds=checker_seeds, env_id=target.env_id)
+    for check in report.results:
+        result.checker.append({"name": check.name, "passed": check.passed, "detail": check.detail,
+                               "warning": check.warning})
         if check.passed is False:
             problem("checker:" + check.name.replace(" ", "_"), check.detail)
+        elif check.warning and check.passed is not None:  # "no solver" has its own problem below
+            problem("checker:" + check.name.replace(" ", "_"), check.warning, "warning")
 
     for level_play in plays:
         where = f"{level_play.agent} at level {level_play.level}"
@@ -88,7 +95,11 @@ def audit_correctness(
 
     for level in sorted({p.level for p in plays}):
         try:
-            paid = rewards_without_progress(target, level, seed=level)
+            with time_limit(episode_time_s):
+                paid = rewards_without_progress(target, level, seed=level)
+        except TimeoutError as error:
+            problem("hang", f"repeating one move at level {level}: {error}")
+            continue
         except Exception as error:
             problem("crash", f"repeating one move at level {level}: {type(error).__name__}: {error}")
             continue
@@ -102,7 +113,11 @@ def audit_correctness(
         if first is None:
             continue
         try:
-            again = replay(target, level_play.level, first)
+            with time_limit(episode_time_s):
+                again = replay(target, level_play.level, first)
+        except TimeoutError as error:
+            problem("hang", f"replaying {level_play.agent} at level {level_play.level}: {error}")
+            continue
         except Exception as error:
             problem("crash", f"replaying {level_play.agent} at level {level_play.level}: "
                     f"{type(error).__name__}: {error}")

@@ -6,6 +6,9 @@ from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay
 from gymverse.evaluation.audit.problems import Problem
 from gymverse.evaluation.metrics import difficulty_verdict, linear_slope, spearman
 
+NOT_MEASURED = "not measured"
+VERDICTS = ("graded", "flat", "inverted", NOT_MEASURED)
+
 
 @dataclass
 class Trend:
@@ -20,7 +23,7 @@ class Difficulty:
     trends: dict[str, Trend] = field(default_factory=dict)
     judged_on: str = ""  # the curve the verdict reads: mean of the epsilon agents, or random play
     judged: Trend | None = None
-    verdict: str = "flat"
+    verdict: str = NOT_MEASURED  # or what difficulty_verdict says: graded, flat, inverted
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -40,8 +43,10 @@ def audit_difficulty(env_id: str, plays: list[LevelPlay]) -> Difficulty:
     curves = epsilon_curves or [result.success.get(RANDOM, {})]
     shared = sorted(set.intersection(*(set(c) for c in curves))) if curves else []
     if len(shared) < 2:
+        failure = next((p for p in plays if p.failure), None)
+        why = f" ({failure.agent} at level {failure.level}: {failure.failure[0]}: {failure.failure[1]})" if failure else ""
         result.problems.append(Problem(env_id, "difficulty", "not_measured", "warning",
-                                       "fewer than two levels were played to the end"))
+                                       f"{NOT_MEASURED}: fewer than two levels were played to the end{why}"))
         return result
     result.judged_on = "mean of epsilon agents" if epsilon_curves else "random agent"
     mean_curve = {level: sum(c[level] for c in curves) / len(curves) for level in shared}

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from gymverse.evaluation.audit import AuditResult
 from gymverse.evaluation.audit.agents import RANDOM
-from gymverse.evaluation.plots import plot_heatmap, plot_map, plot_success_grid, short_name
+from gymverse.evaluation.audit.difficulty import VERDICTS
+from gymverse.evaluation.plots import plot_heatmap, plot_map, plot_success_grid
 from gymverse.evaluation.tables import markdown_table, write_json
 
 
@@ -49,7 +50,7 @@ def write_figures(result: AuditResult, folder: Path) -> dict[str, Path]:
         if rows:
             figures["difficulty_heatmap"] = plot_heatmap(
                 [[e.difficulty.success[agent].get(level, float("nan")) for level in levels] for e in rows],
-                [short_name(e.env_id) for e in rows], [str(level) for level in levels],
+                [e.env_id for e in rows], [str(level) for level in levels],
                 folder / "difficulty_heatmap.png", f"{agent} success by complexity",
             )
     d = result.diversity
@@ -57,7 +58,7 @@ def write_figures(result: AuditResult, folder: Path) -> dict[str, Path]:
         figures["diversity_map"] = plot_map(d.coords, d.env_ids, d.domains, folder / "diversity_map.png",
                                             "Environments by embedding (2-D principal components)")
         order = sorted(range(len(d.env_ids)), key=lambda i: (d.domains[i], d.env_ids[i]))
-        names = [f"{short_name(d.env_ids[i])} ({d.domains[i]})" for i in order]
+        names = [f"{d.env_ids[i]} ({d.domains[i]})" for i in order]
         figures["diversity_similarity"] = plot_heatmap(
             [[d.similarity[i, j] for j in order] for i in order], names, names,
             folder / "diversity_similarity.png", "Cosine similarity of environment embeddings",
@@ -122,7 +123,7 @@ def audit_markdown(result: AuditResult, figures: dict[str, Path], folder: Path) 
                      _range_text(d.success.get(RANDOM, {}))])
     if rows:
         verdicts = [row[1] for row in rows]
-        lines.append(", ".join(f"{verdicts.count(v)} {v}" for v in ("graded", "flat", "inverted")) + ".")
+        lines.append(", ".join(f"{verdicts.count(v)} {v}" for v in VERDICTS if verdicts.count(v)) + ".")
         lines += ["", markdown_table(["env", "verdict", "Spearman (success vs level)", "slope per level",
                                       f"{agent} first -> last level", "random first -> last level"], rows)]
     for key in ("difficulty_curves", "difficulty_heatmap"):

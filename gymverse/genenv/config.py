@@ -1,0 +1,161 @@
+"""``gymverse genenv``'s flags: the native trainer's (for the agent) plus the environment policy's and GenEnv's.
+
+GenEnv's documented command keys (``genenv.enable=True env_model_path=... data.train_files=...``) are read by
+:func:`genenv_argv`, which turns each ``key=value`` into the flag it means; veRL keys this loop has no use for
+(GPU counts, FSDP settings, ...) are named and ignored.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Optional
+
+from gymverse.errors import BadInput
+from gymverse.genenv.rewards import ENV_REWARDS
+from gymverse.train.args import TrainArgs, validate_train_args
+
+
+@dataclass
+class GenEnvArgs(TrainArgs):
+    """Co-evolution of an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
+
+    The agent takes every flag of the native trainer (--pretrain, --learning_rate, --temperature, ...);
+    the environment policy takes the --env_* flags.
+    """
+
+    task_space: Literal["games", "datasets"] = "games"
+    """games: the environment policy writes game specs for --env_id; datasets: it rewrites rows of --train_files."""
+    genenv_enable: bool = True
+    """Run the environment phase (False: the agent trains on the starting tasks alone, a baseline)."""
+    alternate: Literal["step", "epoch"] = "step"
+    """When the environment phase runs: after every agent step, or after every epoch (GenEnv's released loop)."""
+    total_epochs: int = 2
+    """Epochs; datasets: one epoch is a pass over the (growing) dataset."""
+    steps_per_epoch: int = 10
+    """games: agent steps per epoch."""
+
+    env_model: str = "tiny"
+    """Environment policy: a policy spec (tiny, a Hugging Face folder, vllm:PATH, openai:URL#MODEL)."""
+    env_train: bool = True
+    """Train the environment policy with R_env (endpoints are always prompted only: GenEnv's released behaviour)."""
+    env_prompt_template: Literal["chat", "no"] = "chat"
+    """chat: the environment model's chat template (plain text when it has none); no: the prompt as it is."""
+    env_learning_rate: float = 1e-4
+    """Learning rate of the environment policy's updates (the agent's is --learning_rate)."""
+    env_temperature: float = 1.0
+    """Sampling temperature of the environment policy."""
+    env_generate_max_length: int = 96
+    """Longest reply of the environment policy, in tokens."""
+    env_sft_episodes: int = -1
+    """games: warm-start the environment policy on this many uniformly random valid specs (-1: 400 for tiny, else 0)."""
+
+    env_reward: Literal["gaussian", "learnability", "uncertainty"] = "gaussian"
+    """gaussian: GenEnv's exp(-beta (p - alpha)^2); learnability: 1 - p for 0 < p < 1 (Absolute Zero); uncertainty: 1 - 2|p - 0.5| (R-Zero)."""
+    env_beta: float = 10.0
+    """beta of GenEnv's R_env (--beta stays the agent's KL coefficient)."""
+    band_filter: bool = False
+    """The paper's filter: tasks with |p - alpha| > k_min are logged but do not update the environment policy."""
+    filtering_k: float = 0.1
+    """GenEnv's filter: drop this fraction of the easiest and of the hardest prompts before generating from them."""
+    num_generations_per_prompt: int = 4
+    """Tasks the environment policy writes from each of its prompts (its advantages are normalized over them)."""
+    env_prompts_per_step: int = 2
+    """games: environment prompts per step (one game each, in turn)."""
+    attempts: int = 4
+    """n: the agent's attempts at each task; p is measured over them."""
+    invalid_reward: float = -1.0
+    """R_env of a task that is not valid (a spec that does not parse or leaves the declared ranges, a rejected row)."""
+
+    train_files: str = ""
+    """datasets: GenEnv parquet file (prompt, reward_model.ground_truth)."""
+    val_files: str = ""
+    """datasets: validation parquet file, scored before and after training ("" for none)."""
+    prompts_per_step: int = 8
+    """datasets: prompts per agent step, each answered --attempts times (single-turn GRPO)."""
+    reward_manager: str = "math"
+    """math, tool_call, token_f1, embedding, paper, or module:Class with compute_reward(generated_text, ground_truth)."""
+    verifier: str = "auto"
+    """Check generated dataset tasks: auto (by --reward_manager), math, tool_call or none."""
+    task_template: Optional[str] = None
+    """File with the rewrite prompt ({task} and {answer}); default: GenEnv's New Task / New Answer."""
+    task_parser: Optional[str] = None
+    """module:function reading (task, answer) from the environment policy's reply; default: New Task / New Answer."""
+
+    wb_run_name: str = "genenv"
+    """Run name: the run folder is <save_path>/<wb_run_name>."""
+    evolve: bool = False
+    """No complexity curriculum: in co-evolution the environment policy chooses complexities."""
+    max_difficulty: int = 10
+    """Highest complexity a spec may ask for (also capped by each game's own highest)."""
+
+
+GENENV_KEYS = {
+    "genenv.enable": "genenv_enable",
+    "genenv.filtering_k": "filtering_k",
+    "genenv.num_generations_per_prompt": "num_generations_per_prompt",
+    "genenv.alpha": "alpha",
+    "genenv.beta": "env_beta",
+    "genenv.k_min": "k_min",
+    "env_model_path": "env_model",
+    "actor_rollout_ref.model.path": "pretrain",
+    "actor_rollout_ref.actor.optim.lr": "learning_rate",
+    "actor_rollout_ref.rollout.n": "attempts",
+    "actor_rollout_ref.rollout.temperature": "temperature",
+    "data.train_files": "train_files",
+    "data.val_files": "val_files",
+    "data.train_batch_size": "prompts_per_step",
+    "data.max_response_length": "generate_max_length",
+    "trainer.default_local_dir": "save_path",
+    "trainer.total_epochs": "total_epochs",
+    "trainer.experiment_name": "wb_run_name",
+    "trainer.project_name": "wb_project",
+    "trainer.save_freq": "save_steps",
+}
+BOOLEAN_FIELDS = {"genenv_enable"}
+
+
+def genenv_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``(flags, ignored keys)``: each GenEnv ``key=value`` becomes its flag; ``--flags`` pass through."""
+    flags, ignored = [], []
+    for token in argv:
+        if token.startswith("-") or "=" not in token:
+            flags.append(token)
+            continue
+        key, value = token.split("=", 1)
+        key = key.lstrip("+")  # Hydra's "add a key" prefix
+        if key in GENENV_KEYS:
+            field = GENENV_KEYS[key]
+            if field in BOOLEAN_FIELDS:
+                if value.lower() not in ("true", "false", "1", "0"):
+                    raise BadInput(f"{key}={value}: write True or False")
+                flags.append(f"--{field}" if value.lower() in ("true", "1") else f"--no-{field}")
+            else:
+                flags += [f"--{field}", value]
+            if field == "train_files":
+                flags += ["--task_space", "datasets"]
+        elif key.startswith("genenv."):
+            raise BadInput(f"{key}: not a GenEnv key; known: {', '.join(k for k in GENENV_KEYS if k.startswith('genenv.'))}")
+        else:
+            ignored.append(key)
+    return flags, ignored
+
+
+def validate_genenv_args(args: GenEnvArgs) -> None:
+    validate_train_args(args)
+    for name in ("total_epochs", "steps_per_epoch", "num_generations_per_prompt", "env_prompts_per_step", "attempts",
+                 "prompts_per_step", "env_generate_max_length"):
+        if getattr(args, name) < 1:
+            raise BadInput(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if not 0.0 <= args.alpha <= 1.0:
+        raise BadInput(f"--alpha must lie in [0, 1], got {args.alpha}")
+    if args.k_min < 0:
+        raise BadInput(f"--k_min must be >= 0, got {args.k_min}")
+    if not 0.0 <= args.filtering_k < 0.5:
+        raise BadInput(f"--filtering_k (genenv.filtering_k) must lie in [0, 0.5), got {args.filtering_k}")
+    if args.env_reward not in ENV_REWARDS:
+        raise BadInput(f"--env_reward must be one of {', '.join(ENV_REWARDS)}")
+    if args.env_beta <= 0 or not math.isfinite(args.env_beta):
+        raise BadInput(f"--env_beta (genenv.beta) must be a positive number, got {args.env_beta}")
+    if args.env_temperature <= 0:
+        raise BadInput(f"--env_temperature must be positive, got {args.env_temperature}")
+    if args.task_space == "datasets" and not args.train_files:
+        raise BadInput("--task_space datasets needs --train_files (data.train_files=PATH)")

@@ -1,0 +1,104 @@
+"""The games task space: the environment policy writes game specs, the agent plays each ``n`` times.
+
+One step: ``--env_prompts_per_step`` prompts (one game each, in turn), ``--num_generations_per_prompt``
+specs from each; every valid spec is played ``--attempts`` times on the same instance by the agent (the
+existing multi-turn rollouts), which then learns from those episodes with PERPO (returns normalized per
+game). Each spec's ``p`` pays the environment policy, now (``--alternate step``) or at the end of the
+epoch (``epoch``). The prompts show the agent's latest success per complexity, so a prompted endpoint
+can aim too.
+"""
+
+import random
+from collections import defaultdict
+from typing import Any
+
+from gymverse.genenv.attempts import play_specs, success_rate
+from gymverse.genenv.prompts import UNIFORM, UniformSpecs, game_prompt, spec_text
+from gymverse.genenv.scoring import WrittenTask, task_record
+from gymverse.genenv.sides import Side
+from gymverse.genenv.specs import GameSpec, game_info, read_spec
+from gymverse.run.config import train_env_ids, wrappers_spec
+from gymverse.run.env_table import EnvTable
+from gymverse.run.plan import derive_seed, step_samples
+
+
+class GameSpace:
+    def __init__(self, args: Any, seed: int) -> None:
+        self.args, self.seed = args, seed
+        self.games = train_env_ids(args)
+        self.infos = {game: game_info(game, args.max_difficulty) for game in self.games}
+        self.table = EnvTable(self.games)
+        self.success: dict[str, dict[int, float]] = {game: {} for game in self.games}  # latest p per complexity
+        self.pending: list[WrittenTask] = []  # --alternate epoch: tasks waiting for the epoch's update
+
+    def total_steps(self) -> int:
+        return self.args.total_epochs * self.args.steps_per_epoch
+
+    def epoch_of(self, step: int) -> int:
+        return (step - 1) // self.args.steps_per_epoch
+
+    def env_updates_now(self, step: int) -> bool:
+        return self.args.alternate == "step" or step % self.args.steps_per_epoch == 0
+
+    def write(self, env: Side, step: int) -> list[WrittenTask]:
+        """The step's tasks, read and checked (a spec without a seed gets one derived from the step)."""
+        args = self.args
+        games = [self.games[((step - 1) * args.env_prompts_per_step + k) % len(self.games)]
+                 for k in range(args.env_prompts_per_step)]
+        contents = [game_prompt(game, self.infos[game], self.success[game]) for game in games]
+        if args.env_model == UNIFORM or not args.genenv_enable:
+            env = Side("uniform", UniformSpecs(self.infos, derive_seed(self.seed, step, 11)))
+        prompts, generations = env.write(contents, args.num_generations_per_prompt)
+        tasks = []
+        for i, (prompt, generation) in enumerate(zip(prompts, generations)):
+            check = read_spec(generation.text, self.infos)
+            spec = check.spec
+            if spec is not None and spec.seed is None:
+                spec = GameSpec(spec.game, spec.complexity, spec.params, derive_seed(self.seed, step, 12, i))
+            tasks.append(WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec,
+                                     check.reason))
+        return tasks
+
+    def attempt(self, agent: Side, tasks: list[WrittenTask]) -> list[Any]:
+        """Play every valid task ``--attempts`` times; set each one's ``p``; all the episodes."""
+        args = self.args
+        valid = [t for t in tasks if t.valid]
+        played = play_specs(agent.policy, [t.task for t in valid], args.attempts, args.prompt_template,
+                            wrappers_spec(args.wrappers), agent.tokenizer, args.max_model_len) if valid else []
+        by_level: dict[tuple[str, int], list[float]] = defaultdict(list)
+        for task, episodes in zip(valid, played):
+            task.p = success_rate(episodes)
+            by_level[(task.task.game, task.task.complexity)].append(task.p)
+        for (game, complexity), rates in by_level.items():
+            self.success[game][complexity] = sum(rates) / len(rates)
+        return [e for episodes in played for e in episodes]
+
+    def agent_batch(self, episodes: list[Any], step: int) -> tuple[list[Any], list[float]]:
+        """PERPO's batch from the step's episodes: turns with returns, normalized per game."""
+        from gymverse.train.loop import advantages_of
+
+        args = self.args
+        samples = step_samples(args, episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
+        return samples, advantages_of(samples, self.table, args.norm_return)
+
+    def agent_metrics(self, tasks: list[WrittenTask], episodes: list[Any]) -> dict[str, Any]:
+        valid = [t for t in tasks if t.valid]
+        complexities: dict[str, list[int]] = defaultdict(list)
+        for t in valid:
+            complexities[t.task.game].append(t.task.complexity)
+        return {
+            "agent_success": sum(e.success for e in episodes) / len(episodes) if episodes else None,
+            "episodes": len(episodes),
+            "complexities": dict(complexities),
+            "params": [t.task.params for t in valid if t.task.params],
+        }
+
+    @staticmethod
+    def record(step: int, task: WrittenTask) -> dict[str, Any]:
+        return task_record(step, task, spec_text(task.task) if task.valid else None)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"success": self.success, "pending": self.pending}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.success, self.pending = state["success"], state["pending"]

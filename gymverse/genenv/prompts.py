@@ -1,0 +1,70 @@
+"""What the environment policy is asked, in each task space, and the uniform-random spec writer.
+
+Games: one prompt per game names the game, its complexity range and declared parameters, and the agent's
+latest success per complexity, and asks for a JSON spec. Datasets: the rewrite template filled with a
+boundary task and its answer. ``UniformSpecs`` (``--env_model uniform``) writes uniformly random valid
+specs: the warm start's demonstrations and the baseline a trained environment policy must beat.
+"""
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gymverse.genenv.specs import GameInfo, GameSpec
+from gymverse.policy.base import Generation
+
+UNIFORM = "uniform"
+
+
+def spec_text(spec: GameSpec, short: bool = False) -> str:
+    """A spec as compact JSON (params and seed only when set; ``short``: the game's name without its namespace)."""
+    value: dict[str, Any] = {"game": spec.game.split(":")[-1] if short else spec.game, "complexity": spec.complexity}
+    if spec.params:
+        value["params"] = spec.params
+    if spec.seed is not None:
+        value["seed"] = spec.seed
+    return json.dumps(value)
+
+
+def game_prompt(game: str, info: GameInfo, success: Mapping[int, float]) -> str:
+    """The environment policy's prompt for one game; ``success``: the agent's latest rate per complexity."""
+    params = ", ".join(f"{name} {low}..{high}" for name, (low, high) in info.ranges.items()) or "none"
+    seen = ", ".join(f"c{level} {rate:.2f}" for level, rate in sorted(success.items())[-6:]) or "none yet"
+    return (f"Task JSON (game, complexity; optional seed, params)\ngame: {game}; complexity: 1..{info.highest}\n"
+            f"params: {params}\nagent success: {seen}\n")
+
+
+def random_spec(rng: random.Random, game: str, info: GameInfo) -> GameSpec:
+    """A uniformly random valid spec of ``game``: complexity in [1, highest], no parameter fixed, no seed (the
+    loop derives one)."""
+    return GameSpec(game, rng.randint(1, info.highest))
+
+
+class UniformSpecs:
+    """A policy that answers every game prompt with a uniformly random valid spec of the prompt's game."""
+
+    def __init__(self, games: Mapping[str, GameInfo], seed: int | None = None) -> None:
+        self.games = dict(games)
+        self.rng = random.Random(seed)
+
+    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
+        return [Generation(spec_text(random_spec(self.rng, self._game_of(p), self.games[self._game_of(p)])))
+                for p in prompts]
+
+    def _game_of(self, prompt: str) -> str:
+        return next(game for game in self.games if f"game: {game};" in prompt)
+
+
+def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> list[tuple[str, str]]:
+    """``count`` (prompt content, random valid spec) pairs over the games, with varied success lines."""
+    rng = random.Random(seed)
+    names = list(games)
+    pairs = []
+    for k in range(count):
+        game = names[k % len(names)]
+        levels = rng.sample(range(1, games[game].highest + 1), rng.randint(0, min(3, games[game].highest)))
+        success = {level: rng.choice((0.0, 0.25, 0.5, 0.75, 1.0)) for level in levels}
+        pairs.append((game_prompt(game, games[game], success), spec_text(random_spec(rng, game, games[game]), short=True)))
+    return pairs
+

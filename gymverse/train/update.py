@@ -1,0 +1,119 @@
+"""The native trainer's update step: one model, its optimizer and schedule, PPO-clip on sampled replies.
+
+``PolicyUpdate.learn(samples, advantages, order)`` makes ``num_ppo_epochs`` passes over the samples (each
+one sampled reply with its prompt, token ids and sampling log-probabilities, as ``sample.turn``) in
+optimizer batches of ``train_batch_size``, accumulated over micro-batches of ``train_batch_size_per_device``;
+every token of a reply carries its advantage. Where the advantages come from is the caller's business
+(PERPO's per-environment returns, GRPO's per-prompt rewards, GenEnv's R_env), so the PERPO trainer and
+both policies of the co-evolution loop share this one step.
+"""
+
+import math
+import random
+from typing import Any, Sequence
+
+from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
+
+
+def prepare_torch(device: str, cpu_threads: int, seed: int) -> None:
+    """Seed torch, cap its CPU threads (``cpu_threads`` > 0 on a CPU) and quiet transformers' progress bars."""
+    import torch
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    if device == "cpu" and cpu_threads > 0:
+        torch.set_num_threads(cpu_threads)
+    torch.manual_seed(seed)
+
+
+class PolicyUpdate:
+    """PPO-clip updates of ``model``. ``settings`` holds the trainer's flags (learning_rate, adam_beta_1/2, l2,
+    lr_scheduler, lr_warmup_ratio, num_ppo_epochs, train_batch_size(_per_device), temperature, cliprange,
+    length_norm_constant, generate_max_length, beta, max_norm); ``total_updates`` sizes the schedule;
+    ``reference`` (a frozen model) adds ``beta`` times the KL penalty."""
+
+    def __init__(self, model: Any, pad_id: int, settings: Any, total_updates: int, reference: Any = None) -> None:
+        import torch
+
+        self.model, self.pad_id, self.settings, self.reference = model, pad_id, settings, reference
+        self.optimizer = torch.optim.AdamW(
+            model.parameters(), lr=settings.learning_rate, betas=(settings.adam_beta_1, settings.adam_beta_2),
+            weight_decay=settings.l2,
+        )
+        self.scheduler = _scheduler(self.optimizer, settings.lr_scheduler, total_updates, settings.lr_warmup_ratio)
+
+    @staticmethod
+    def updates_per_call(settings: Any, samples: int) -> int:
+        """Optimizer steps one ``learn`` call on ``samples`` samples makes (to size the schedule)."""
+        return settings.num_ppo_epochs * math.ceil(samples / settings.train_batch_size)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+
+    def learn(self, samples: Sequence[Any], advantages: Sequence[float], order: random.Random) -> dict[str, float]:
+        """One update on ``samples`` (``order`` shuffles them); mean loss statistics, grad norm, learning rate."""
+        import torch
+
+        from gymverse.policy.hf import response_mask, sequence_logprobs
+
+        args, model, pad = self.settings, self.model, self.pad_id
+        normalizer = args.length_norm_constant or args.generate_max_length
+        totals: dict[str, float] = {}
+        updates = 0
+        model.train()
+        for _ in range(args.num_ppo_epochs):
+            indices = list(range(len(samples)))
+            order.shuffle(indices)
+            for start in range(0, len(indices), args.train_batch_size):
+                batch = indices[start : start + args.train_batch_size]
+                for micro_start in range(0, len(batch), args.train_batch_size_per_device):
+                    micro = [samples[i] for i in batch[micro_start : micro_start + args.train_batch_size_per_device]]
+                    prompts, responses = [s.turn.prompt_ids for s in micro], [s.turn.response_ids for s in micro]
+                    logprobs = sequence_logprobs(model, prompts, responses, args.temperature, pad)
+                    mask = response_mask(responses, logprobs.device)
+                    old = _padded([s.turn.logprobs for s in micro], logprobs)
+                    adv = torch.tensor([advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
+                                       dtype=logprobs.dtype, device=logprobs.device)
+                    loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
+                    if self.reference is not None:
+                        with torch.no_grad():
+                            ref = sequence_logprobs(self.reference, prompts, responses, args.temperature, pad)
+                        kl = aggregate_tokens(kl_penalty(logprobs, ref, mask), mask, normalizer)
+                        loss = loss + args.beta * kl
+                        stats["kl"] = kl.item()
+                    (loss * len(micro) / len(batch)).backward()
+                    for key, value in {"loss": loss.item(), **stats}.items():
+                        totals[key] = totals.get(key, 0.0) + value * len(micro)
+                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_norm)
+                self.optimizer.step()
+                self.scheduler.step()
+                self.optimizer.zero_grad(set_to_none=True)
+                totals["grad_norm"] = totals.get("grad_norm", 0.0) + float(grad_norm) * len(samples)
+                updates += 1
+        model.eval()
+        seen = len(samples) * args.num_ppo_epochs
+        stats = {key: value / seen for key, value in totals.items()}
+        stats["grad_norm"] = totals.get("grad_norm", 0.0) / max(updates * len(samples), 1)
+        stats["learning_rate"] = self.scheduler.get_last_lr()[0]
+        return stats
+
+
+def _padded(rows: list[list[float]], like: Any) -> Any:
+    import torch
+
+    out = torch.zeros_like(like)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = torch.tensor(row, dtype=like.dtype)
+    return out
+
+
+def _scheduler(optimizer: Any, name: str, total: int, warmup_ratio: float) -> Any:
+    from transformers import get_scheduler
+
+    extra = {"min_lr_rate": 0.1} if name == "cosine_with_min_lr" else {}
+    return get_scheduler(name, optimizer, num_warmup_steps=int(total * warmup_ratio),
+                         num_training_steps=max(total, 1), scheduler_specific_kwargs=extra)

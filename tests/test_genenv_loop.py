@@ -1,0 +1,202 @@
+"""The co-evolution loop end to end on tiny models: both task spaces, records, the environment update, resume, bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+
+pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (requirements.txt)")
+import pyarrow.parquet as pq  # noqa: E402
+
+from gymverse.cli import main as gymverse_main  # noqa: E402
+from gymverse.genenv.cli import main as genenv_main  # noqa: E402
+from gymverse.genenv.config import genenv_argv  # noqa: E402
+from gymverse.run.checkpoints import STATE_FILE, load_trainer_state  # noqa: E402
+from gymverse.run.files import RunFiles  # noqa: E402
+
+GAMES = "gymverse:GridCourier|gymverse:MailSorter"
+
+
+def toy_rows(count):
+    return [{"data_source": "toy", "prompt": [{"role": "user", "content": f"What is {k} + {k + 1}?"}],
+             "reward_model": {"ground_truth": str(2 * k + 1), "style": "rule"}, "extra_info": {"index": k}}
+            for k in range(count)]
+
+
+@pytest.fixture
+def toy_data(tmp_path):
+    train, val = tmp_path / "train.parquet", tmp_path / "val.parquet"
+    pq.write_table(pa.Table.from_pylist(toy_rows(12)), train)
+    pq.write_table(pa.Table.from_pylist(toy_rows(4)), val)
+    return train, val
+
+
+def dataset_argv(model, data, out, *extra):
+    train, val = data
+    return [
+        f"data.train_files={train}", f"data.val_files={val}", f"actor_rollout_ref.model.path={model}",
+        f"env_model_path={model}", f"trainer.default_local_dir={out}", "genenv.num_generations_per_prompt=2",
+        "genenv.filtering_k=0.25", "data.train_batch_size=4", "actor_rollout_ref.rollout.n=2", "trainer.total_epochs=2",
+        "--generate_max_length", "8", "--env_generate_max_length", "12", "--wb_run_name", "t", "--seed", "3",
+        *extra,
+    ]
+
+
+def games_argv(agent, env_model, out, *extra):
+    return [
+        "--env_id", GAMES, "--pretrain", str(agent), "--env_model", str(env_model), "--save_path", str(out),
+        "--wb_run_name", "t", "--sft_episodes", "0", "--env_sft_episodes", "0", "--max_difficulty", "3",
+        "--steps_per_epoch", "2", "--total_epochs", "1", "--env_prompts_per_step", "2",
+        "--num_generations_per_prompt", "2", "--attempts", "2", "--num_env", "4", "--rollout_batch_size", "16",
+        "--generate_max_length", "8", "--env_generate_max_length", "24", "--max_model_len", "1024", *extra,
+    ]
+
+
+def test_genenv_keys_become_flags():
+    flags, ignored = genenv_argv([
+        "genenv.enable=True", "env_model_path=/m/env", "actor_rollout_ref.model.path=/m/agent",
+        "data.train_files=/d/train.parquet", "data.val_files=/d/val.parquet", "genenv.filtering_k=0.1",
+        "genenv.num_generations_per_prompt=4", "trainer.default_local_dir=/ckpt", "trainer.n_gpus_per_node=8",
+        "--attempts", "3",
+    ])
+    assert flags == ["--genenv_enable", "--env_model", "/m/env", "--pretrain", "/m/agent", "--train_files",
+                     "/d/train.parquet", "--task_space", "datasets", "--val_files", "/d/val.parquet", "--filtering_k",
+                     "0.1", "--num_generations_per_prompt", "4", "--save_path", "/ckpt", "--attempts", "3"]
+    assert ignored == ["trainer.n_gpus_per_node"]
+    assert genenv_argv(["genenv.enable=False"])[0] == ["--no-genenv_enable"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["genenv.filterin_k=0.1"], "genenv.filterin_k: not a GenEnv key"),
+    (["genenv.filtering_k=0.7"], "filtering_k"),
+    (["--task_space", "datasets"], "--train_files"),
+    (["genenv.enable=maybe"], "True or False"),
+])
+def test_bad_keys_are_one_line_and_exit_2(argv, message, capsys):
+    assert genenv_main(argv) == 2
+    out = capsys.readouterr().out
+    assert message in out and "Traceback" not in out
+
+
+def test_a_parquet_without_genenv_columns_is_refused_by_name(tmp_path, capsys):
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.Table.from_pylist([{"question": "q", "answer": "a"}]), bad)
+    with pytest.raises(SystemExit) as exit_:
+        gymverse_main(["genenv", f"data.train_files={bad}", f"trainer.default_local_dir={tmp_path}"])
+    assert exit_.value.code == 2
+    out = capsys.readouterr().out
+    assert "data.train_files" in out and str(bad) in out and "missing column(s) prompt, reward_model" in out
+
+
+def test_dataset_space_end_to_end(micro_model, toy_data, tmp_path):
+    assert genenv_main(dataset_argv(micro_model, toy_data, tmp_path, "--alternate", "epoch")) == 0
+    run = tmp_path / "t"
+    files = RunFiles(run)
+    metrics = files.read("genenv_metrics.jsonl")
+    assert [r["step"] for r in metrics] == list(range(1, len(metrics) + 1))
+    assert [r["epoch"] for r in metrics].count(0) == 3  # 12 rows in batches of 4
+    phases = [r for r in metrics if "mean_r_env" in r]
+    assert len(phases) == 2  # --alternate epoch: one environment phase per epoch
+    # filtering_k 0.25 keeps 6 of the 12 prompts, 2 tasks from each
+    assert phases[0]["tasks"] == 12 and len(files.read("generated_tasks.jsonl")) == 12 + phases[1]["tasks"]
+    assert all(r["reason"] for r in files.read("generated_tasks.jsonl") if not r["valid"])
+    for epoch in (1, 2):
+        table = pq.read_table(run / "data" / f"train_epoch_{epoch:03d}.parquet")
+        assert table.schema.equals(pq.read_table(toy_data[0]).schema)
+        assert table.num_rows >= 12 and table.to_pylist()[:12] == toy_rows(12)
+    assert [r["step"] for r in files.read("eval_metrics.jsonl")] == [0, len(metrics)]
+    last = len(metrics)
+    for folder in (run / "saved_models", run / "env_policy" / "saved_models"):
+        assert (folder / f"step_{last:05d}" / "model.safetensors").is_file()
+    assert (run / "figures" / "genenv_curves.png").stat().st_size > 10_000
+
+
+class _Raiser:
+    def compute_reward(self, generated_text, ground_truth):
+        raise KeyError("no such answer key")
+
+
+def test_a_reward_manager_that_raises_is_logged_and_the_run_goes_on(micro_model, toy_data, tmp_path):
+    assert genenv_main(dataset_argv(micro_model, toy_data, tmp_path, "--reward_manager",
+                                    "test_genenv_loop:_Raiser", "trainer.total_epochs=1")) == 0
+    metrics = RunFiles(tmp_path / "t").read("genenv_metrics.jsonl")
+    assert all(r["reward_errors"] == 8 for r in metrics)
+    assert "_Raiser.compute_reward raised KeyError" in metrics[0]["reward_error"]
+
+
+def test_game_space_end_to_end_with_a_garbage_writing_environment_policy(micro_model, tmp_path):
+    assert genenv_main(games_argv(micro_model, micro_model, tmp_path)) == 0
+    run = tmp_path / "t"
+    files = RunFiles(run)
+    metrics = files.read("genenv_metrics.jsonl")
+    assert [r["step"] for r in metrics] == [1, 2]
+    assert all(r["tasks"] == 4 for r in metrics)
+    tasks = files.read("generated_tasks.jsonl")
+    assert len(tasks) == 8 and all(t["reason"] and t["r_env"] == -1.0 for t in tasks if not t["valid"])
+    assert (run / "env_policy" / "saved_models" / "step_00002" / "model.safetensors").is_file()
+
+
+def test_uniform_specs_train_the_agent_with_perpo(micro_model, tmp_path):
+    assert genenv_main(games_argv(micro_model, "uniform", tmp_path, "--max_difficulty", "2")) == 0
+    run = tmp_path / "t"
+    files = RunFiles(run)
+    metrics = files.read("genenv_metrics.jsonl")
+    assert all(r["valid_rate"] == 1.0 and r["episodes"] == 8 for r in metrics)  # 4 specs x 2 attempts
+    assert all(r["agent_update"]["learning_rate"] > 0 for r in metrics)
+    episodes = files.read("episode_details.jsonl")
+    tasks = files.read("generated_tasks.jsonl")
+    assert len(episodes) == 16 and {e["complexity"] for e in episodes} <= {1, 2}
+    assert all(1 <= json.loads(t["task"])["complexity"] <= 2 for t in tasks)
+    assert all(sum(r["p_histogram"]) == 4 for r in metrics)
+    assert (run / "saved_models" / "step_00002").is_dir() and not (run / "env_policy").exists()
+
+
+# -- resume ----------------------------------------------------------------------------------------
+def logged_past_the_saved_state(run_dir):
+    if not (run_dir / STATE_FILE).exists():
+        return False
+    saved = load_trainer_state(run_dir)["step"]
+    try:
+        return any(r["step"] > saved for r in RunFiles(run_dir).read("genenv_metrics.jsonl"))
+    except ValueError:  # caught a line half-written
+        return False
+
+
+def weights(path):
+    from safetensors.torch import load_file
+
+    return load_file(path / "model.safetensors")
+
+
+def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, toy_data, tmp_path):
+    argv = dataset_argv(micro_model, toy_data, tmp_path / "a", "--save_steps", "1")
+    assert genenv_main(argv) == 0
+    straight = tmp_path / "a" / "t"
+    argv = dataset_argv(micro_model, toy_data, tmp_path / "b", "--save_steps", "1")
+    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = tmp_path / "b" / "t"
+    deadline = time.time() + 120
+    while not (logged_past_the_saved_state(run) and load_trainer_state(run)["step"] >= 2) and process.poll() is None:
+        assert time.time() < deadline, "the run never saved a state"
+        time.sleep(0.01)
+    assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    last = len(RunFiles(straight).read("genenv_metrics.jsonl"))
+    assert load_trainer_state(run)["step"] < last
+    assert genenv_main(argv + ["--resume"]) == 0
+    for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl"):
+        assert (run / name).read_text() == (straight / name).read_text(), name
+    for folder in ("saved_models", "env_policy/saved_models"):
+        a, b = weights(straight / folder / f"step_{last:05d}"), weights(run / folder / f"step_{last:05d}")
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), folder
+    assert (run / "data" / "train_epoch_002.parquet").read_bytes() == \
+        (straight / "data" / "train_epoch_002.parquet").read_bytes()
