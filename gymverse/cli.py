@@ -23,23 +23,35 @@ def _say(line: str) -> None:
     console.print(line, markup=False)
 
 
-def envs() -> None:
-    """List the registered gymverse games with their complexity parameters."""
+def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
+    """List the registered gymverse games with their complexity parameters.
+
+    Args:
+        dir: Also the games of this folder of .py files; in a `gymverse synthesize` output, games that passed
+            without a reference solver are marked (unverified).
+    """
     import gymverse  # noqa: F401  (registers the games)
     from gymverse.env import env_class, registered_ids
+    from gymverse.synthesis.records import unverified_games
 
+    ids = registered_ids("gymverse")
+    unverified: set[str] = set()
+    if dir is not None:
+        ids += [i for i in EnvSelection(dir=dir).resolve(log=_say) if i not in ids]
+        unverified = {f"{dir.name}:{name}" for name in unverified_games(dir)}
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
     table.add_column("domain")
     table.add_column("parameter", overflow="fold")
     table.add_column("level 1", justify="right")
     table.add_column("level 10", justify="right")
-    for env_id in registered_ids("gymverse"):
+    for env_id in ids:
         cls = env_class(env_id)
-        params = list(cls.complexity_params.items()) or [("-", ("-", "-"))]
+        params = list(getattr(cls, "complexity_params", {}).items()) or [("-", ("-", "-"))]
+        label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
-            table.add_row(env_id if i == 0 else "", cls.domain if i == 0 else "", name, str(first), str(tenth),
-                          end_section=i == len(params) - 1)
+            table.add_row(label if i == 0 else "", getattr(cls, "domain", "misc") if i == 0 else "", name, str(first),
+                          str(tenth), end_section=i == len(params) - 1)
     console.print(table)
 
 

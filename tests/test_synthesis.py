@@ -12,6 +12,7 @@ import gem
 import pytest
 
 import gymverse
+from gymverse.cli import main
 from gymverse.errors import BadInput
 from gymverse.evaluation.audit.diversity import load_embedder
 from gymverse.sandbox import Limits
@@ -226,7 +227,7 @@ def test_a_second_run_repeats_nothing(scripted_run):
     assert again.records == summary.records
 
 
-def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path, embedder, monkeypatch):
+def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path, embedder, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # relative folders, as typed on a command line
     source = Path("elsewhere")
     source.mkdir()
@@ -246,6 +247,10 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
     assert next(g for g in tally["gates"] if g["gate"] == "solver")["reason"] == "unverified"
     assert sorted(p.name for p in Path("adopted").glob("*.py")) == ["hive_census.py", "tally.py"]
     assert "adopted:HiveCensus" in summary.audit["markdown"].read_text()
+    capsys.readouterr()
+    main(["envs", "--dir", "adopted"])
+    listed = capsys.readouterr().out
+    assert "adopted:TallyGame (unverified)" in listed and "adopted:HiveCensus " in listed
 
 
 def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from gymverse.evaluation.audit import AuditConfig, EnvAudit
 from gymverse.evaluation.audit.diversity import env_texts
-from gymverse.sandbox import Limits, Sandbox, judge_file
-from gymverse.sandbox.client import DEFAULT_PRELOAD
-from gymverse.sandbox.judge import describe
-from gymverse.synthesis.jobs import audit_game
+from gymverse.evaluation.targets import EnvTarget, GameFile
+from gymverse.sandbox import Limits, Sandbox, audit_in, judge_file
+from gymverse.sandbox.jobs import list_games
+from gymverse.sandbox.judge import describe, import_limits
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
 
@@ -60,7 +60,7 @@ class SandboxGates:
 
     def sandbox(self) -> Sandbox:
         if getattr(self.local, "sandbox", None) is None:
-            self.local.sandbox = Sandbox(self.settings.limits, preload=DEFAULT_PRELOAD + ("gymverse.synthesis.jobs",))
+            self.local.sandbox = Sandbox(self.settings.limits)
             with self.lock:
                 self.sandboxes.append(self.local.sandbox)
         return self.local.sandbox
@@ -73,7 +73,7 @@ class SandboxGates:
         start = time.perf_counter()
         judgement = Judgement()
         try:
-            self._judge(Path(path), need_solver, judgement)
+            self._judge(Path(path).resolve(), need_solver, judgement)  # children run in a scratch folder
         finally:
             judgement.seconds = time.perf_counter() - start
         return judgement
@@ -81,11 +81,15 @@ class SandboxGates:
     def admit(self, name: str, judgement: Judgement) -> GateResult:
         return self.novelty.admit(name, judgement.texts)
 
-    def audit(self, path: Path, class_name: str, env_id: str, config: AuditConfig) -> EnvAudit | str:
-        """The audit of one game in the sandbox, or why it did not finish."""
-        # the child runs in a scratch folder: a relative path would not reach the file
-        outcome = self.sandbox().run(audit_game, str(Path(path).resolve()), class_name, env_id, config)
-        return outcome.value if outcome.ok else describe(outcome)
+    def domain(self, path: Path, class_name: str) -> str:
+        """The game's declared domain (its file imported once more, in a child)."""
+        outcome = self.sandbox().run(list_games, str(path), limits=import_limits(self.settings.limits))
+        return dict(outcome.value).get(class_name, "misc") if outcome.ok else "misc"
+
+    def audit(self, path: Path, class_name: str, env_id: str, config: AuditConfig, domain: str = "misc") -> EnvAudit:
+        """The audit of one game in the sandbox (a game it stopped has that as its one problem)."""
+        path = str(Path(path).resolve())
+        return audit_in(self.sandbox())(EnvTarget(env_id, domain, GameFile(path, class_name), path), config)
 
     def _judge(self, path: Path, need_solver: bool, judgement: Judgement) -> None:
         gates = judgement.gates
@@ -108,11 +112,8 @@ class SandboxGates:
             gates.append(GateResult("checker", False, died_reason(game.error), game.error))
             return
         gates += checker_gates(game.report, need_solver, s.check_levels)
-        audit = self.audit(path, game.class_name, game.env_id, GATE_AUDIT)
-        if isinstance(audit, str):
-            gates.append(GateResult("correctness", False, died_reason(audit), f"the audit's play {audit}"))
-            return
-        judgement.domain = audit.domain
+        judgement.domain = self.domain(path, game.class_name)
+        audit = self.audit(path, game.class_name, game.env_id, GATE_AUDIT, judgement.domain)
         gates += audit_gates(audit, need_solver)
         judgement.texts = env_texts(audit.plays) if audit.plays and any(p.transcript for p in audit.plays) else None
         solver = next(g for g in gates if g.gate == "solver")
@@ -161,8 +162,7 @@ def audit_gates(audit: EnvAudit, need_solver: bool) -> list[GateResult]:
 
 def difficulty_gate(audit: EnvAudit, need_solver: bool) -> GateResult:
     d = audit.difficulty
-    judged = d.judged
-    curve = ", ".join(f"{k}: {v:.2f}" for k, v in sorted(d.success.get(_judged_agent(d), {}).items()))
+    judged = d.judged if d else None
     if judged is None:
         return GateResult("difficulty", False if need_solver else None, "not_measured",
                           "fewer than two levels were played to the end")
@@ -171,6 +171,7 @@ def difficulty_gate(audit: EnvAudit, need_solver: bool) -> GateResult:
         if not need_solver and first < MEASURABLE_RANDOM_SUCCESS:
             return GateResult("difficulty", None, "not_measurable",
                               f"random play wins {first:.2f} at the lowest level: too rarely to show grading")
+    curve = ", ".join(f"{k}: {v:.2f}" for k, v in sorted(d.success.get(_judged_agent(d), {}).items()))
     if d.verdict == "graded":
         return GateResult("difficulty", True, "", f"graded: Spearman {judged.spearman:+.2f} of success with "
                           f"complexity ({d.judged_on}); success by level {curve}")

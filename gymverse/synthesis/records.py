@@ -41,3 +41,8 @@ class JsonlLog:
         with self.path.open("rb") as log:
             log.seek(-1, 2)
             return log.read(1) != b"\n"
+
+
+def unverified_games(folder: Path) -> list[str]:
+    """Class names of the games in ``folder`` that a synthesis or adoption run let in without a solver."""
+    return [r["class_name"] for r in JsonlLog(Path(folder) / "manifest.jsonl").read() if r.get("status") == "unverified"]

@@ -171,9 +171,7 @@ def audit_accepted(output: Path, records: list[dict], gates: SandboxGates) -> di
     audits = []
     for record in passed:
         env_id = f"{output.name}:{record['class_name']}"
-        audit = gates.audit(output / record["file"], record["class_name"], env_id, config)
-        if not isinstance(audit, str):
-            audits.append(audit)
+        audits.append(gates.audit(output / record["file"], record["class_name"], env_id, config, record["domain"]))
     result = AuditResult(config, audits)
     result.diversity = audit_diversity([a.env_id for a in audits], [a.domain for a in audits],
                                        {a.env_id: a.plays for a in audits}, model=gates.novelty.model())
