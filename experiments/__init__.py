@@ -1,0 +1,2 @@
+"""The papers' findings in miniature: one module per study (``python -m experiments.<study>``), all on
+``experiments.harness``."""
