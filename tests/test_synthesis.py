@@ -140,9 +140,11 @@ def test_scripted_server_replays_answers_in_order_and_counts_tokens():
     assert script.log == ["r#0", "r#1", "r#2"]
 
 
-def test_a_writer_must_be_a_model():
+def test_a_writer_must_be_a_chat_model(tiny_dir):
     with pytest.raises(BadInput, match="language model"):
         Writer("oracle")
+    with pytest.raises(BadInput, match="no chat template"):
+        Writer(str(tiny_dir))
 
 
 # -- the whole pipeline -----------------------------------------------------------------------------

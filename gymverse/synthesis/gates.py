@@ -22,7 +22,7 @@ from gymverse.evaluation.audit.diversity import env_texts
 from gymverse.evaluation.targets import EnvTarget, GameFile
 from gymverse.sandbox import Limits, Sandbox, audit_in, judge_file
 from gymverse.sandbox.jobs import list_games
-from gymverse.sandbox.judge import describe, import_limits
+from gymverse.sandbox.judge import import_limits
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
 

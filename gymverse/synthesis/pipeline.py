@@ -221,16 +221,16 @@ def verdict_fields(judgement: Judgement, file_name: str | None) -> dict:
 
 
 def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict]], manifest: JsonlLog, concurrency: int,
-            progress: "Progress") -> tuple[list[dict], dict[str, str]]:
+            progress: "Progress") -> dict[str, str]:
     """Run the jobs (candidate id -> job) not yet in the manifest, ``concurrency`` at a time.
 
-    Returns (new records, errors by candidate). A job that raises (the writer's endpoint is down,
-    a timeout) writes no record, so the next run tries it again; the gates themselves never raise.
+    Returns the errors by candidate: a job that raises (the writer's endpoint is down, a request
+    timed out, a sandbox broke) writes no record, so the next run tries it again.
     """
     done = {r["candidate"] for r in manifest.read()}
     todo = [c for c in jobs if c not in done]
     progress.start(len(jobs), len(jobs) - len(todo))
-    records, errors = [], {}
+    errors = {}
 
     def work(candidate: str) -> None:
         stage = progress.begin(candidate)
@@ -240,7 +240,6 @@ def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict]], manifest: 
             errors[candidate] = f"{type(error).__name__}: {error}"
         else:
             manifest.append(record)
-            records.append(record)
         finally:
             progress.end(candidate)
 
@@ -249,7 +248,7 @@ def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict]], manifest: 
             list(pool.map(work, todo))
     finally:
         progress.stop()
-    return records, errors
+    return errors
 
 
 class Progress:

@@ -88,7 +88,7 @@ def synthesize(
             return record
         return run
 
-    _, errors = run_all({c.id: job(c) for c in candidates}, manifest, concurrency, Progress(console))
+    errors = run_all({c.id: job(c) for c in candidates}, manifest, concurrency, Progress(console))
     return finish(output, [c.id for c in candidates], errors, gates)
 
 
@@ -120,7 +120,7 @@ def adopt(folder: Path, output: Path, gates: SandboxGates, concurrency: int = 4,
             return record
         return run
 
-    _, errors = run_all({f.stem: job(f) for f in files}, manifest, concurrency, Progress(console))
+    errors = run_all({f.stem: job(f) for f in files}, manifest, concurrency, Progress(console))
     return finish(output, [f.stem for f in files], errors, gates)
 
 

@@ -31,14 +31,16 @@ class Writer:
         if spec.partition(":")[0] in SCRIPTED_SPECS:
             raise BadInput(f"--model {spec}: a writer must be a language model (openai:URL#MODEL, vllm:PATH "
                            "or a Hugging Face folder)")
-        # No log line per request between the progress bars (a filter: imported packages reset levels). Once
-        # sentence-transformers is loaded the openai client's requests go through httpx2, its vendored httpx.
+        # No log line per request between the progress bars (a filter: imported packages reset levels); the
+        # openai client logs through httpx or, in some versions, httpx2.
         for name in ("httpx", "httpx2"):
             logging.getLogger(name).addFilter(lambda record: record.levelno >= logging.WARNING)
         self.remote = spec.startswith("openai:")
         self.policy = load_policy(spec, temperature=temperature, generate_max_length=max_tokens, api_key=api_key,
                                   chat=True, timeout_s=timeout_s)
         self.lock = None if self.remote else threading.Lock()
+        if not self.remote and not getattr(self.policy.tokenizer, "chat_template", None):
+            raise BadInput(f"--model {spec}: its tokenizer has no chat template; a writer must be a chat model")
 
     def ask(self, prompt: str) -> Answer:
         start = time.perf_counter()
