@@ -188,3 +188,20 @@ def test_the_library_registers_by_module_class_entries_without_importing_games()
         assert (cls.__module__, cls.__name__) == (module, env_id.split(":")[1])
     probe = "import sys, gymverse; print(sum(m.count('.') == 3 and m.startswith('gymverse.envs.') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "0"
+
+
+def test_random_moves_come_from_the_players_rng_and_leave_the_games_random_alone():
+    import random
+    from pathlib import Path
+
+    from gymverse.env.players import random_move
+    from gymverse.evaluation.targets import GameFile
+
+    tally = Path(__file__).parent / "fixtures" / "hostile_envs" / "tally.py"  # sample_random_action uses `random`
+    env = GameFile(str(tally), "TallyGame").make(1)
+    env.reset(seed=3)
+    before = random.getstate()
+    moves = {seed: [random_move(env, random.Random(seed)) for _ in range(5)] for seed in range(6)}
+    assert random.getstate() == before  # the game's module-level stream is untouched
+    assert all(len(set(same)) == 1 for same in moves.values())  # the player's seed decides the move
+    assert len({same[0] for same in moves.values()}) == 2  # and different seeds reach both commands

@@ -24,11 +24,11 @@ class GameFile:
     def make(self, complexity: int) -> gem.Env:
         from gymverse.env.registry import entry_point_for
 
-        return entry_point_for(file_game_class(self.path, self.class_name))(complexity=complexity)
+        return entry_point_for(game_class(self.path, self.class_name))(complexity=complexity)
 
 
 @functools.lru_cache(maxsize=None)
-def file_game_class(path: str, class_name: str) -> type:
+def game_class(path: str, class_name: str) -> type:
     """The class ``class_name`` of the file at ``path``, the file imported once per process."""
     from gymverse.env.registry import env_classes, load_env_file
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 from gymverse.sandbox.server import Limits, Outcome, loads_plain, read_message, write_message
 
-DEFAULT_PRELOAD = ("gymverse", "gymverse.sandbox.jobs")
+DEFAULT_PRELOAD = ("gymverse", "gymverse.sandbox.jobs", "gymverse.evaluation.audit")
 SERVER_GRACE_S = 30.0  # beyond a job's own limit, before the server itself counts as stuck
 SAFE_BUILTINS = frozenset({"set", "frozenset", "complex", "bytearray", "range", "slice"})
 

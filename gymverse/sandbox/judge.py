@@ -15,7 +15,7 @@ from gymverse.errors import BadInput
 from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env, unmeasured
 from gymverse.evaluation.targets import EnvTarget, GameFile, resolve_env_ids, target_for
 from gymverse.sandbox.client import Sandbox
-from gymverse.sandbox.jobs import audit_game, check_game, list_games
+from gymverse.sandbox.jobs import check_game, list_games
 from gymverse.sandbox.server import Limits, Outcome
 
 OURS_AND_PYTHONS = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")}
@@ -211,7 +211,7 @@ def audit_in(sandbox: Sandbox | None) -> Callable[[EnvTarget, AuditConfig], EnvA
     def audit_one(target: EnvTarget, config: AuditConfig) -> EnvAudit:
         if not target.sandboxed:
             return audit_env(target, config)
-        outcome = sandbox.run(audit_game, target, config)
+        outcome = sandbox.run(audit_env, target, config)
         if outcome.ok:
             return outcome.value
         reason = {"timeout": "hang", "exit": "exit", "memory": "memory"}.get(outcome.verdict, "crash")
