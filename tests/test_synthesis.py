@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -140,11 +141,16 @@ def test_scripted_server_replays_answers_in_order_and_counts_tokens():
     assert script.log == ["r#0", "r#1", "r#2"]
 
 
-def test_a_writer_must_be_a_chat_model(tiny_dir):
+def test_a_local_writer_answers_through_its_chat_template(tiny_dir, tmp_path):
+    answer = Writer(str(tiny_dir), max_tokens=8).ask("Design a game about bees.")
+    assert isinstance(answer.text, str) and answer.prompt_tokens > 20 and 0 < answer.completion_tokens <= 8
+    plain = tmp_path / "plain"
+    shutil.copytree(tiny_dir, plain)
+    (plain / "chat_template.jinja").unlink()
+    with pytest.raises(BadInput, match="no chat template"):
+        Writer(str(plain))
     with pytest.raises(BadInput, match="language model"):
         Writer("oracle")
-    with pytest.raises(BadInput, match="no chat template"):
-        Writer(str(tiny_dir))
 
 
 # -- the whole pipeline -----------------------------------------------------------------------------
