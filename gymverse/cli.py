@@ -69,6 +69,8 @@ def play(
     """
     import gem
 
+    from gymverse.env.success import episode_success
+
     EnvSelection([env_id]).resolve(log=_say)
     if complexity < 1:
         raise BadInput("--complexity must be >= 1")
@@ -93,7 +95,8 @@ def play(
         console.print(observation, markup=False)
         console.print(f"[dim]reward {reward:+.2f}[/dim]")
         if terminated or truncated:
-            console.print("[green]You won![/green]" if info.get("success") else "[red]Game over.[/red]")
+            won = episode_success(info, reward)
+            console.print("[green]You won![/green]" if won else "[red]Game over.[/red]")
             return
 
 
@@ -169,6 +172,11 @@ def check(
         sys.exit(1)
 
 
+def train() -> None:
+    """Train with PERPO (OAT's actor-learner backend when oat-llm is installed, else the native trainer);
+    `gymverse train --help` lists its flags."""
+
+
 COMMANDS: dict[str, Callable[..., None]] = {
     "envs": envs,
     "play": play,
@@ -178,15 +186,21 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "sft": sft_command,
     "synthesize": synthesize_command,
     "genenv": genenv_command,
+    "train": train,
 }
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2.
 
-    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead.
+    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` parses its own flags (those of
+    ``examples/train_oat/train_oat_perpo.py``) and exits with the trainer's status.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:
+        from gymverse.training import main as train_main
+
+        sys.exit(train_main(argv[1:], prog="gymverse train"))
     try:
         if argv[:1] == ["genenv"]:  # GenEnv's key=value overrides become flags
             argv = ["genenv", *translate_genenv(argv[1:])]

@@ -129,7 +129,7 @@ def test_check_dir_survives_every_hostile_file_names_it_and_exits_non_zero(capsy
     code, out = run_cli(["check", "--dir", str(HOSTILE), "--seeds", "1", "--max-level", "2", "--time-limit", "2"],
                         capsys)
     assert code == 1
-    for shown in ("import_loop.py", "import hung: still running after 2 s (in <module>, import_loop.py:3)",
+    for shown in ("import_loop.py", "import hung: still running after 2 s (in <module>, import_loop.py:",
                   "hostile_envs:ExitsInReset", "exits_in_reset.py", "exited", "MemoryError", "RecursionError",
                   "hostile_envs:twin_one.Echo", "hostile_envs:twin_two.Echo", "success inferred from the reward",
                   "4 of 7 failed (2 could not be imported or built)"):

@@ -82,6 +82,44 @@ def test_bad_flag_values_get_clear_errors(change, message):
         validate_train_args(TrainArgs(**change))
 
 
+def test_every_flag_has_its_own_help_line():
+    import tyro
+
+    actions = [a for a in tyro.extras.get_parser(TrainArgs)._actions if a.option_strings and a.dest != "help"]
+    helps = [a.help.split(" (default")[0].strip() for a in actions]
+    assert len(actions) > 90 and all(helps), [a.option_strings for a, h in zip(actions, helps) if not h]
+    assert len(set(helps)) == len(helps)  # no flag borrows another's text
+    by_flag = {a.option_strings[0]: h for a, h in zip(actions, helps)}
+    assert by_flag["--gamma"].startswith("Discount of the PERPO returns")
+    assert by_flag["--seed"].startswith("Seed of the games")
+    assert by_flag["--async-env"].startswith("Step each vector env")
+
+
+def test_a_mistyped_value_is_refused_before_torch_is_imported_naming_the_flag_as_typed():
+    code = ("import sys; from gymverse.train.cli import main; status = main(['--max-difficulty', '0']); "
+            "print(status, 'torch' in sys.modules, 'transformers' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+    assert "--max-difficulty" in done.stderr and "--max_difficulty" not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_gymverse_train_and_the_example_script_run_the_same_trainer(tmp_path, capsys):
+    import importlib.util
+
+    from gymverse.cli import main as gymverse_main
+
+    with pytest.raises(SystemExit) as exited:
+        gymverse_main(["train", "--env_id", "gymverse:NoSuchGame"])
+    assert exited.value.code == 2 and "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
+    script = Path(__file__).resolve().parents[1] / "examples" / "train_oat" / "train_oat_perpo.py"
+    spec = importlib.util.spec_from_file_location("train_oat_perpo", script)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--env_id", "gymverse:NoSuchGame"]) == 2
+    assert "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
+
+
 def test_bad_input_on_the_command_line_prints_an_error_and_no_traceback(tmp_path, capsys):
     assert train_from_argv(["--env_id", "gymverse:NoSuchGame", "--save_path", str(tmp_path)]) is None
     assert "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
@@ -110,6 +148,49 @@ def test_a_short_run_leaves_logs_checkpoints_state_and_figure(micro_model, tmp_p
     assert (run_dir / "eval_results" / "6_gymverse:MailSorter.json").is_file()
     assert (run_dir / "figures" / "training_curves.png").stat().st_size > 10_000
     assert len(list((run_dir / "trajectories").glob("step_*.json"))) == 6
+
+
+RUNIC = '''
+import random
+from gem.core import Env
+
+
+class RunicPotionGame(Env):
+    """GymVerse's pattern: parameters fixed from complexity in the constructor, module-level random."""
+
+    def __init__(self, complexity=1, enable_param_randomization=True, max_turns=30, **_):
+        super().__init__()
+        self.runes = 1 + complexity
+        self.max_turns = max_turns
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.secret, self.turns = random.randint(0, self.runes), 0
+        return f"Pick a rune from 0 to {self.runes}: \\\\boxed{{n}}.", {"suffix": ""}
+
+    def step(self, action):
+        self.turns += 1
+        won = action.strip().endswith("\\\\boxed{%d}" % self.secret)
+        done = won or self.turns >= 3
+        return "right" if won else "wrong", float(won), done, False, {"suffix": "", "success": won}
+'''
+
+
+def test_env_dir_registers_a_folder_of_games_under_its_name(micro_model, tmp_path):
+    folder = tmp_path / "example"
+    folder.mkdir()
+    (folder / "runic.py").write_text(RUNIC)
+    argv = short_run(micro_model, tmp_path / "runs", "--env_id", "example:RunicPotionGame", "--env_dir", str(folder),
+                     "--max_train", "16", "--eval_steps", "0")
+    run_dir = train_from_argv(argv)
+    metrics = RunFiles(run_dir).read("actor_env_metrics.jsonl")
+    assert {r["env_id"] for r in metrics} == {"example:RunicPotionGame"} and len(metrics) == 2
+    assert [r["complexity"] for r in metrics] == [1, 2]  # the curriculum reaches a constructor-only game
+
+
+def test_a_missing_env_dir_is_named_in_the_error(tmp_path, capsys):
+    assert train_from_argv(["--env-dir", str(tmp_path / "nowhere")]) is None
+    assert f"--env-dir {tmp_path / 'nowhere'}: no such env folder" in capsys.readouterr().err
 
 
 # -- resume ----------------------------------------------------------------------------------------
@@ -157,6 +238,29 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tm
     assert load_trainer_state(resumed)["curriculum"] == load_trainer_state(straight)["curriculum"]
     a, b = weights(straight), weights(resumed)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_from_where(micro_model, tmp_path, capsys):
+    argv = short_run(micro_model, tmp_path, "--save_steps", "100")  # no checkpoint before the end, but for Ctrl-C
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    run_dir = tmp_path / "t"
+    deadline = time.time() + 120
+    while not (run_dir / "actor_env_metrics.jsonl").is_file():  # (RunFiles would make the folder first)
+        assert process.poll() is None and time.time() < deadline, process.stderr.read()[-2000:]
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in err, err[-2000:]
+    stopped = load_trainer_state(run_dir)["step"]
+    assert 1 <= stopped < 6 and saved_steps(run_dir) == [stopped]
+    assert f"Stopped at step {stopped} of 6: the last checkpoint is {run_dir}/saved_models/step_{stopped:05d}" in out
+    assert "with --resume continues from it" in out
+    assert train_from_argv(argv + ["--resume"]) == run_dir
+    assert f"Resumed from step {stopped} " in capsys.readouterr().out
+    assert load_trainer_state(run_dir)["step"] == 6
 
 
 # -- the RL update ---------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ def resolve_run_dir(save_path: str | os.PathLike, run_name: str, resume: bool) -
         ]
         if not candidates:
             raise FileNotFoundError(
-                f"nothing to resume: no run folder named {run_name!r} with a {STATE_FILE} under {root}"
+                f"--resume: nothing to resume: no run folder named {run_name!r} (--wb_run_name) with a {STATE_FILE} "
+                f"under {root} (--save_path)"
             )
         return max(candidates, key=lambda p: (p / STATE_FILE).stat().st_mtime)
     folder = root / run_name

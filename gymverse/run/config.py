@@ -9,6 +9,7 @@ refuses values no trainer can run with, naming the flag as the user typed it.
 """
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Optional
 
@@ -42,7 +43,7 @@ class RunConfig:
     env_sampling: Literal["round_robin", "mixed"] = "round_robin"
     """round_robin: each step plays one environment in turn (GymVerse); mixed: every step plays all of them."""
     env_dir: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
-    """Folder of game files to register as <folder name>:<Class> in every process that plays (repeatable)."""
+    """Folder of game files to register as <folder name>:<Class> in every process that plays."""
 
     # -- PERPO returns
     gamma: float = 0.9
@@ -86,7 +87,7 @@ class RunConfig:
 
     # -- model and warm start
     pretrain: str = "tiny"
-    """Model to train: "tiny" (built from a config, no download) or a Hugging Face model id or folder."""
+    """Model to train: "tiny" (built from a config, no download), a Hugging Face model folder, or on OAT a Hub id."""
     ref_pretrain: Optional[str] = None
     """Reference model of the KL penalty (--beta > 0); None = the starting model."""
     sft_episodes: int = -1
@@ -120,7 +121,7 @@ class RunConfig:
     cliprange: float = 0.2
     """PPO clip range of the token probability ratios."""
     beta: float = 0.0
-    """Weight of the KL penalty to the reference model (0: none, and no reference model loaded) [OAT: 0.1]."""
+    """Weight of the KL penalty to the reference model (native trainer: 0 loads no reference model) [OAT: 0.1]."""
     learning_rate: float = 3e-5
     """Peak learning rate; 1e-4 and above make the tiny model's success fall [OAT: 5e-7]."""
     lr_scheduler: Literal["cosine_with_min_lr", "polynomial", "constant"] = "constant"
@@ -168,7 +169,8 @@ class RunConfig:
     eval_n: int = 32
     """Episodes per evaluated environment and complexity."""
     eval_steps: int = 10
-    """Evaluate every this many steps, and before and after training (<= 0: only before and after) [OAT: 20]."""
+    """Evaluate every this many steps, and before and after training (<= 0: native trainer before and after
+    only, OAT never) [OAT: 20]."""
     eval_temperature: float = 0.0
     """Sampling temperature of the evaluation (0: greedy)."""
     eval_top_p: float = 0.95
@@ -182,9 +184,10 @@ class RunConfig:
     save_path: str = "./oat-output"
     """Folder that holds the run folders."""
     wb_run_name: str = "perpo-demo"
-    """Name of the run: its folder is <--save_path>/<--wb_run_name> (and its Weights & Biases name) [OAT: debug]."""
+    """Name of the run: its folder is <--save_path>/<--wb_run_name> (OAT adds a timestamp), also on Weights & Biases
+    [OAT: debug]."""
     save_steps: int = -1
-    """Save a checkpoint every this many steps (<= 0: at the end only)."""
+    """Save a checkpoint every this many steps, and at the end (<= 0: native trainer at the end only, OAT never)."""
     max_save_num: int = 5
     """Checkpoints kept (the newest)."""
     dump_experience_every: int = 1
@@ -236,7 +239,7 @@ class RunConfig:
     adam_offload: bool = False
     """OAT backend: keep the optimizer state on the CPU."""
     apply_chat_template: bool = False
-    """OAT backend: OAT's chat template on prompts (the games use --prompt_template instead)."""
+    """Accepted for OAT's command lines; no effect: the games' prompts come from --prompt_template."""
 
 
 def register_env_dirs(config, log=print) -> None:
@@ -247,10 +250,17 @@ def register_env_dirs(config, log=print) -> None:
     for folder in config.env_dir:
         try:
             report = register_env_dir(folder)
-        except FileNotFoundError:
-            raise BadInput(f"--env_dir {folder}: no such folder") from None
+        except (BadInput, FileNotFoundError) as error:
+            raise BadInput(f"--env_dir {folder}: {error}") from None
         for what, error in report.failed.items():
             log(f"--env_dir {folder}: {what} was not registered: {error}")
+
+
+def flags_as_typed(message: str, argv: list[str]) -> str:
+    """``message`` with each ``--flag`` it names spelled as the user typed it (``--a-b`` or ``--a_b``)."""
+    typed = {token[2:].split("=", 1)[0].replace("-", "_"): token.split("=", 1)[0]
+             for token in argv if token.startswith("--")}
+    return re.sub(r"--([A-Za-z][\w-]*)", lambda m: typed.get(m.group(1).replace("-", "_"), m.group(0)), message)
 
 
 def wrappers_spec(spec: str) -> str:

@@ -133,7 +133,7 @@ class RunFiles:
 
     def keep_through(self, step: int) -> None:
         """Drop every log line of a step after ``step`` (a resumed run plays those steps again)."""
-        for name in LOGS:
+        for name in self.logs:
             if (self.run_dir / name).exists():
                 kept = [r for r in self.read(name) if r["step"] <= step]
                 (self.run_dir / name).write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")

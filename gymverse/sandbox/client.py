@@ -6,6 +6,7 @@ import pickle
 import select
 import subprocess
 import sys
+import threading
 from typing import Any, Callable, Sequence
 
 from gymverse.sandbox.server import Limits, Outcome, loads_plain, read_message, write_message
@@ -37,13 +38,14 @@ class Sandbox:
 
     ``run(function, *args, limits=None, **kwargs) -> Outcome``: ``function`` must be importable
     by name (a module-level function) and its arguments and result picklable; the result may hold
-    plain data and gymverse dataclasses only. Jobs run one at a time.
+    plain data and gymverse dataclasses only. Jobs run one at a time (a thread waits for another's).
     """
 
     def __init__(self, limits: Limits = Limits(), preload: Sequence[str] = DEFAULT_PRELOAD) -> None:
         self.limits = limits
         self.preload = tuple(preload)
         self._server: subprocess.Popen | None = None
+        self._lock = threading.Lock()  # one job at a time, even when threads share the sandbox
 
     def __enter__(self) -> "Sandbox":
         return self
@@ -66,14 +68,15 @@ class Sandbox:
 
     def run(self, function: Callable[..., Any], *args: Any, limits: Limits | None = None, **kwargs: Any) -> Outcome:
         limits = limits or self.limits
-        self.start()
-        server = self._server
-        write_message(server.stdin, pickle.dumps((function, args, kwargs, limits)))
-        ready, _, _ = select.select([server.stdout], [], [], limits.seconds + SERVER_GRACE_S)
-        reply = read_message(server.stdout) if ready else None
-        if reply is None:
-            self.close()
-            raise SandboxBroken("the sandbox server stopped answering")
+        with self._lock:
+            self.start()
+            server = self._server
+            write_message(server.stdin, pickle.dumps((function, args, kwargs, limits)))
+            ready, _, _ = select.select([server.stdout], [], [], limits.seconds + SERVER_GRACE_S)
+            reply = read_message(server.stdout) if ready else None
+            if reply is None:
+                self.close()
+                raise SandboxBroken("the sandbox server stopped answering")
         verdict, payload, detail, seconds, output = loads_plain(reply)
         value = None
         if verdict == "ok":

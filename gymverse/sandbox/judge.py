@@ -21,9 +21,9 @@ from gymverse.sandbox.server import Limits, Outcome
 OURS_AND_PYTHONS = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")}
                          | {str(Path(gymverse.__file__).parent)})
 CHECK_LEVELS = list(range(1, 11))
+CHECK_SEEDS = 3
 AUDIT_LIMITS = Limits(seconds=600, memory_mb=1024)  # one game's whole audit
 IMPORT_SECONDS = 30.0  # the most a file's import may take, whatever a game's job may
-CHECK_SEEDS = 3
 
 
 def import_limits(limits: Limits) -> Limits:
@@ -91,6 +91,24 @@ class FileVerdict:
         return not self.error and all(game.accepted for game in self.games)
 
 
+def list_files(
+    files: list[Path], sandbox: Sandbox, limits: Limits | None = None, on_job: Callable[[str], None] | None = None,
+) -> dict[Path, dict[str, str] | str]:
+    """Each file imported in its own child: ``{file: {class name: domain}}``, or for a file that did
+    not import, how that ended (one line). Files come back resolved, in the order given."""
+    listed: dict[Path, dict[str, str] | str] = {}
+    for file in (Path(f).resolve() for f in files):
+        if on_job:
+            on_job(f"importing {file.name}")
+        outcome = sandbox.run(list_games, str(file), limits=import_limits(limits or sandbox.limits))
+        listed[file] = dict(outcome.value) if outcome.ok else describe(outcome)
+    return listed
+
+
+def _games(listed: dict[Path, dict[str, str] | str]) -> dict[Path, dict[str, str]]:
+    return {file: games for file, games in listed.items() if isinstance(games, dict)}
+
+
 def judge_files(
     files: list[Path], prefix: str, sandbox: Sandbox | None = None, levels: list[int] = CHECK_LEVELS,
     seeds: int = CHECK_SEEDS, limits: Limits | None = None, on_job: Callable[[str], None] | None = None,
@@ -103,14 +121,10 @@ def judge_files(
     own = sandbox is None
     sandbox = sandbox or Sandbox()
     try:
-        verdicts, names = {}, {}
-        for file in (Path(f).resolve() for f in files):
-            if on_job:
-                on_job(f"importing {file.name}")
-            outcome = sandbox.run(list_games, str(file), limits=import_limits(limits or sandbox.limits))
-            verdicts[file] = FileVerdict(str(file), error="" if outcome.ok else describe(outcome))
-            if outcome.ok:
-                names[file] = [name for name, _ in outcome.value]
+        listed = list_files(files, sandbox, limits, on_job)
+        verdicts = {file: FileVerdict(str(file), error=games if isinstance(games, str) else "")
+                    for file, games in listed.items()}
+        names = {file: list(games) for file, games in _games(listed).items()}
         for (file, class_name), env_id in folder_env_ids(prefix, names).items():
             if on_job:
                 on_job(f"checking {env_id}")
@@ -159,15 +173,13 @@ def folder_targets(folder: str | Path, sandbox: Sandbox, log: Callable[[str], No
     Ids are those ``register_env_dir`` gives; files that do not import are reported through ``log``.
     """
     folder = Path(folder)
-    listed = {}
-    for file in (f.resolve() for f in env_files(folder)):
-        outcome = sandbox.run(list_games, str(file), limits=import_limits(sandbox.limits))
-        if outcome.ok:
-            listed[file] = dict(outcome.value)
-        else:
-            log(f"skipped {file}: {describe(outcome)}")
-    ids = folder_env_ids(folder.name, {file: list(games) for file, games in listed.items()})
-    return [EnvTarget(env_id, listed[file][name], GameFile(str(file), name), str(file))
+    listed = list_files(env_files(folder), sandbox)
+    for file, error in listed.items():
+        if isinstance(error, str):
+            log(f"skipped {file}: {error}")
+    games = _games(listed)
+    ids = folder_env_ids(folder.name, {file: list(names) for file, names in games.items()})
+    return [EnvTarget(env_id, games[file][name], GameFile(str(file), name), str(file))
             for (file, name), env_id in ids.items()]
 
 

@@ -1,17 +1,22 @@
-"""Command line of the native trainer: OAT's and GymVerse's flags in, a run folder out."""
+"""Command line of the native trainer: OAT's and GymVerse's flags in, a run folder out.
+
+The flags are checked (and ``--env_dir`` folders registered) before torch and transformers are
+imported, so a mistyped value is refused at once; every error names the flag as it was typed.
+"""
 
 import sys
 from pathlib import Path
 
-from gymverse.rollout import split_env_ids
 from gymverse.errors import BadInput
+from gymverse.run.config import eval_env_ids, flags_as_typed, register_env_dirs, train_env_ids
 from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
 
 
-def parse_train_args(argv: list[str]) -> TrainArgs:
+def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
     import tyro
 
-    return tyro.cli(TrainArgs, args=argv, description="PERPO training with the native (CPU-capable) trainer.")
+    return tyro.cli(TrainArgs, args=argv, prog=prog,
+                    description="PERPO training with the native trainer (runs anywhere; a CPU by default).")
 
 
 def check_env_ids(env_ids: list[str]) -> None:
@@ -23,26 +28,30 @@ def check_env_ids(env_ids: list[str]) -> None:
         raise BadInput(f"unknown environment id(s) {', '.join(unknown)}; `gymverse envs` lists the registered ones")
 
 
-def train_from_argv(argv: list[str]) -> Path | None:
-    """Parse ``argv``, say which GPU-only flags are ignored, and train; the run folder, or None on bad input."""
-    from gymverse.train.loop import Trainer
-
-    args = parse_train_args(argv)
+def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
+    """Parse ``argv``, say which GPU-only flags are ignored, and train; the run folder, or None on bad input.
+    Ctrl-C stops at the end of a step with a checkpoint and raises KeyboardInterrupt."""
+    args = parse_train_args(argv, prog)
     try:
         validate_train_args(args)
-        check_env_ids(split_env_ids(args.env_id) + split_env_ids(args.eval_envs))
+        register_env_dirs(args)
+        check_env_ids(train_env_ids(args) + eval_env_ids(args))
     except BadInput as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {flags_as_typed(str(error), argv)}", file=sys.stderr)
         return None
     skipped = ignored_flags(argv)
-    if skipped:
-        print(f"Native trainer: ignoring GPU-only flags {' '.join(skipped)}")
+    print("Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else ""))
+    from gymverse.train.loop import Trainer  # torch and transformers: only once the flags are known to be good
+
     try:
         return Trainer(args).run()
-    except FileNotFoundError as error:  # --pretrain or --resume name nothing usable
-        print(f"error: {error}", file=sys.stderr)
+    except (BadInput, FileNotFoundError) as error:  # --pretrain or --resume name nothing usable
+        print(f"error: {flags_as_typed(str(error), argv)}", file=sys.stderr)
         return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    return 0 if train_from_argv(sys.argv[1:] if argv is None else list(argv)) is not None else 2
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    try:
+        return 0 if train_from_argv(sys.argv[1:] if argv is None else list(argv), prog) is not None else 2
+    except KeyboardInterrupt:
+        return 130

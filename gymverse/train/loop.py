@@ -20,14 +20,15 @@ from typing import Any
 
 from gymverse.policy.hf import load_causal_lm
 from gymverse.run.checkpoints import (
-    load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
-    save_checkpoint, save_trainer_state, step_dir_name,
+    MODELS_DIR, load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
+    save_checkpoint, save_trainer_state, saved_steps, step_dir_name,
 )
 from gymverse.run.config import eval_levels, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.curriculum import CurriculumDriver, apply_levels
 from gymverse.run.env_table import per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.figures import plot_training_curves, print_summary
+from gymverse.run.interrupt import StopRequest
 from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.train.args import TrainArgs
@@ -187,10 +188,25 @@ class Trainer:
 
     # -- the run --------------------------------------------------------------------------------
     def run(self) -> Path:
+        """Train to the end, or until Ctrl-C: the step under way finishes, is saved, and KeyboardInterrupt
+        is raised after saying which checkpoint ``--resume`` continues from."""
+        try:
+            with StopRequest() as stop:
+                return self._run(stop)
+        except KeyboardInterrupt:
+            steps = saved_steps(self.run_dir)
+            last = (f"the last checkpoint is {self.run_dir / MODELS_DIR / step_dir_name(steps[-1])} (step {steps[-1]}); "
+                    "the same command with --resume continues from it") if steps else "no checkpoint was saved yet"
+            print(f"Stopped at step {self.step} of {self.total_steps}: {last}", flush=True)
+            raise
+
+    def _run(self, stop: StopRequest) -> Path:
         from tqdm import tqdm
 
         args = self.args
         self.setup()
+        if self.state:
+            print(f"Resumed from step {self.step} ({self.run_dir / self.state['checkpoint']})")
         if self.step == 0:
             self.evaluate(0)
         bar = tqdm(total=self.total_steps, initial=self.step, desc="PERPO", disable=not self.progress,
@@ -206,7 +222,7 @@ class Trainer:
                 self.evaluate(step)
             if self.wandb is not None:
                 self.wandb.log(_flat_metrics(result), step=step)
-            if (args.save_steps > 0 and step % args.save_steps == 0) or step == self.total_steps:
+            if (args.save_steps > 0 and step % args.save_steps == 0) or step == self.total_steps or stop.requested:
                 self.save(step)
                 plot_training_curves(self.run_dir)
             bar.update()
@@ -215,6 +231,9 @@ class Trainer:
                 f"{env_id.split(':')[-1]} {levels[env_id]}:{record['mean_episode_success']:.2f}"
                 for env_id, record in result["envs"].items()
             ))
+            if stop.requested and step < self.total_steps:
+                bar.close()
+                raise KeyboardInterrupt
         bar.close()
         if self.wandb is not None:
             self.wandb.finish()
