@@ -153,6 +153,17 @@ def test_a_local_writer_answers_through_its_chat_template(tiny_dir, tmp_path):
         Writer("oracle")
 
 
+def test_novelty_refuses_a_twin_of_a_game_admitted_earlier_and_a_taken_name(embedder):
+    novelty = Novelty(embedder=embedder, with_library=False)
+    bees = ("Count the bees in every hive, then crown the fullest.", "> count 0\nHive 0 holds 140 bees.")
+    dials = ("Open the safe dial by dial; each try says higher or lower.", "> try 7\nThe number is higher.")
+    assert novelty.admit("HiveCensus", bees).passed and novelty.admit("SafeCracker", dials).passed
+    twin = novelty.admit("BeeCount", bees)
+    assert (twin.passed, twin.reason) == (False, "near_duplicate") and "HiveCensus" in twin.detail
+    assert novelty.admit("SafeCracker", ("A new game.", "> go")).reason == "name_taken"
+    assert novelty.admit("Silent", None).reason == "not_measured"
+
+
 # -- the whole pipeline -----------------------------------------------------------------------------
 
 EXPECTED = {  # candidate -> (status, reason, a phrase of some gate's detail)
