@@ -11,6 +11,9 @@ from typing import Callable
 
 import gem
 
+from gymverse.env.registry import (
+    entry_point_for, env_class, env_classes, load_env_file, register_env_dir, registered_ids,
+)
 from gymverse.errors import BadInput, require_known
 
 
@@ -22,16 +25,12 @@ class GameFile:
     class_name: str
 
     def make(self, complexity: int) -> gem.Env:
-        from gymverse.env.registry import entry_point_for
-
         return entry_point_for(game_class(self.path, self.class_name))(complexity=complexity)
 
 
 @functools.lru_cache(maxsize=None)
 def game_class(path: str, class_name: str) -> type:
     """The class ``class_name`` of the file at ``path``, the file imported once per process."""
-    from gymverse.env.registry import env_classes, load_env_file
-
     return next(cls for cls in env_classes(load_env_file(path)) if cls.__name__ == class_name)
 
 
@@ -56,8 +55,6 @@ class EnvTarget:
 
 def target_for(env: str | type) -> EnvTarget:
     """An :class:`EnvTarget` for a registered id or an env class (tests pass classes)."""
-    from gymverse.env import env_class
-
     if isinstance(env, str):
         try:
             cls = env_class(env)
@@ -74,12 +71,9 @@ def resolve_env_ids(
 
     Files in ``folder`` that fail to import are reported through ``log`` and skipped.
     """
-    import gymverse
-    from gymverse.env import registered_ids
-
     ids = list(ids)
     if folder is not None:
-        report = gymverse.register_env_dir(folder)
+        report = register_env_dir(folder)
         for where, error in report.failed.items():
             log(f"skipped {where}: {error}")
         found = registered_ids(Path(folder).name)  # includes games a previous call registered
