@@ -14,5 +14,7 @@ __all__ = [
     "lose", "register_env_dir", "set_env_complexity", "win",
 ]
 
+import gymverse.curriculum  # noqa: E402,F401  (puts GymVerse's evolve rule behind EvolvableEnv.evolve)
+
 register_library("gymverse.envs")
 register_plugins()

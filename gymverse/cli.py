@@ -24,14 +24,14 @@ def _say(line: str) -> None:
 
 
 def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
-    """List the registered gymverse games with their complexity parameters.
+    """List the registered gymverse games with their highest complexity and complexity parameters.
 
     Args:
         dir: Also the games of this folder of .py files; in a `gymverse synthesize` output, games that passed
             without a reference solver are marked (unverified).
     """
     import gymverse  # noqa: F401  (registers the games)
-    from gymverse.env import env_class, registered_ids
+    from gymverse.env import env_class, highest_complexity, registered_ids
     from gymverse.synthesis.records import unverified_games
 
     ids = registered_ids("gymverse")
@@ -42,6 +42,7 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
     table.add_column("domain")
+    table.add_column("highest", justify="right")
     table.add_column("parameter", overflow="fold")
     table.add_column("level 1", justify="right")
     table.add_column("level 10", justify="right")
@@ -50,8 +51,10 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
         params = list(getattr(cls, "complexity_params", {}).items()) or [("-", ("-", "-"))]
         label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
-            table.add_row(label if i == 0 else "", getattr(cls, "domain", "misc") if i == 0 else "", name, str(first),
-                          str(tenth), end_section=i == len(params) - 1)
+            first_row = i == 0
+            table.add_row(label if first_row else "", getattr(cls, "domain", "misc") if first_row else "",
+                          str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
+                          end_section=i == len(params) - 1)
     console.print(table)
 
 

@@ -3,16 +3,20 @@
 Each controller is a small state machine over plain data, so its state can be saved in a
 checkpoint (``state_dict``) and restored (``load_state_dict``) to continue the same curriculum.
 ``update`` is called once per batch with that batch's episode outcomes for one environment.
+A controller never asks an environment for more than its highest complexity (``highest``, from
+``gymverse.env.highest_complexity``), nor for more than ``max_complexity``.
 """
 
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from gymverse.env.core import EvolvableEnv
+
 
 @dataclass
 class _EnvState:
-    level: int
+    complexity: int
     up_streak: int = 0
     down_streak: int = 0
     successes: float = 0.0
@@ -21,11 +25,16 @@ class _EnvState:
 
 @dataclass
 class Curriculum:
-    """Shared bookkeeping; subclasses implement ``_next_level``."""
+    """Shared bookkeeping; subclasses implement ``_next_complexity``.
+
+    ``highest`` maps an environment id to the highest complexity that game declares; an id it does not
+    name is bounded by ``max_complexity`` alone.
+    """
 
     start: int = 1
     min_complexity: int = 1
     max_complexity: int = 10
+    highest: dict[str, int] = field(default_factory=dict)
     states: dict[str, _EnvState] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -35,7 +44,11 @@ class Curriculum:
             )
 
     def complexity(self, env_id: str) -> int:
-        return self._state(env_id).level
+        return self._state(env_id).complexity
+
+    def ceiling(self, env_id: str) -> int:
+        """The highest complexity this curriculum gives ``env_id``."""
+        return min(self.max_complexity, self.highest.get(env_id, self.max_complexity))
 
     def update(self, env_id: str, success_rate: float, episodes: int = 1) -> int:
         """Record one batch (``episodes`` episodes at ``success_rate``) of ``env_id``; return its next complexity."""
@@ -43,22 +56,28 @@ class Curriculum:
             raise ValueError(f"success rate must lie in [0, 1], got {success_rate}")
         state = self._state(env_id)
         if episodes > 0:
-            level = self._next_level(state, success_rate, episodes)
-            state.level = max(self.min_complexity, min(self.max_complexity, level))
-        return state.level
+            complexity = self._next_complexity(state, success_rate, episodes, self.ceiling(env_id))
+            state.complexity = max(self.min_complexity, min(self.ceiling(env_id), complexity))
+        return state.complexity
 
     def state_dict(self) -> dict[str, Any]:
         return {env_id: asdict(state) for env_id, state in self.states.items()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.states = {env_id: _EnvState(**fields) for env_id, fields in state.items()}
+        """Restore :meth:`state_dict`'s output (also from checkpoints written when the field was ``level``)."""
+        self.states = {}
+        for env_id, fields in state.items():
+            fields = dict(fields)
+            if "level" in fields:
+                fields["complexity"] = fields.pop("level")
+            self.states[env_id] = _EnvState(**fields)
 
     def _state(self, env_id: str) -> _EnvState:
         if env_id not in self.states:
-            self.states[env_id] = _EnvState(level=self.start)
+            self.states[env_id] = _EnvState(complexity=max(self.min_complexity, min(self.ceiling(env_id), self.start)))
         return self.states[env_id]
 
-    def _next_level(self, state: _EnvState, rate: float, episodes: int) -> int:
+    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         raise NotImplementedError
 
 
@@ -72,16 +91,33 @@ class ThresholdCurriculum(Curriculum):
     up_steps: int = 3
     down_steps: int = 3
 
-    def _next_level(self, state: _EnvState, rate: float, episodes: int) -> int:
+    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         state.up_streak = state.up_streak + 1 if rate >= self.up_threshold else 0
         state.down_streak = state.down_streak + 1 if rate <= self.down_threshold else 0
-        if state.up_streak >= self.up_steps and state.level < self.max_complexity:
+        if state.up_streak >= self.up_steps and state.complexity < ceiling:
             state.up_streak = state.down_streak = 0
-            return state.level + 1
-        if state.down_streak >= self.down_steps and state.level > self.min_complexity:
+            return state.complexity + 1
+        if state.down_streak >= self.down_steps and state.complexity > self.min_complexity:
             state.up_streak = state.down_streak = 0
-            return state.level - 1
-        return state.level
+            return state.complexity - 1
+        return state.complexity
+
+
+def evolve(env: EvolvableEnv, step_success_rate: float, max_complexity: int = 10, **thresholds: Any) -> int:
+    """GymVerse's ``env.evolve``: one step's success rate into a threshold curriculum kept on ``env``
+    (made again when the settings change), capped at the game's highest complexity; the complexity it
+    returns is set for the next episode."""
+    settings = dict(thresholds, max_complexity=max_complexity)
+    ceiling = min(max_complexity, env.max_complexity or max_complexity)
+    if env.evolver is None or any(getattr(env.evolver, k) != v for k, v in settings.items()):
+        start = min(max(env.get_complexity(), settings.get("min_complexity", 1)), ceiling)
+        env.evolver = ThresholdCurriculum(start=start, highest={"self": ceiling}, **settings)
+    complexity = env.evolver.update("self", step_success_rate)
+    env.set_complexity(complexity)
+    return complexity
+
+
+EvolvableEnv.evolve_rule = evolve
 
 
 def alpha_reward(success_rate: float, alpha: float = 0.5, beta: float = 10.0) -> float:
@@ -98,34 +134,36 @@ def is_informative(success_rate: float, alpha: float = 0.5, k_min: float = 0.1) 
 class AlphaCurriculum(Curriculum):
     """GenEnv's target: keep each environment's success near ``alpha``.
 
-    Above ``alpha + k_min`` the game gets one level harder, below ``alpha - k_min`` one easier;
-    inside that band (where GenEnv would not update its environment policy) the level stays.
+    Above ``alpha + k_min`` the game gets one complexity harder, below ``alpha - k_min`` one easier;
+    inside that band (where GenEnv would not update its environment policy) the complexity stays.
     """
 
     alpha: float = 0.5
     k_min: float = 0.1
 
-    def _next_level(self, state: _EnvState, rate: float, episodes: int) -> int:
+    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         if not is_informative(rate, self.alpha, self.k_min):
-            return state.level
-        return state.level + (1 if rate > self.alpha else -1)
+            return state.complexity
+        return state.complexity + (1 if rate > self.alpha else -1)
 
 
 @dataclass
 class RatchetCurriculum(Curriculum):
-    """RLVE's ratchet: only ever goes up, once ``min_episodes`` episodes at the current level
-    reach accuracy >= ``accuracy``; the count starts over at each new level."""
+    """RLVE's ratchet: only ever goes up, once ``min_episodes`` episodes at the current complexity
+    reach accuracy >= ``accuracy``; the count starts over at each new complexity. It stops at the ceiling."""
 
     accuracy: float = 0.9
     min_episodes: int = 32
 
-    def _next_level(self, state: _EnvState, rate: float, episodes: int) -> int:
+    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
+        if state.complexity >= ceiling:
+            return state.complexity
         state.successes += rate * episodes
         state.episodes += episodes
         if state.episodes >= self.min_episodes and state.successes >= self.accuracy * state.episodes:
             state.successes = state.episodes = 0
-            return state.level + 1
-        return state.level
+            return state.complexity + 1
+        return state.complexity
 
 
 CURRICULA: dict[str, type[Curriculum]] = {

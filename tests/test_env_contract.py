@@ -3,18 +3,22 @@
 import collections
 import math
 import random
+import re
+from pathlib import Path
 
 import gem
 import pytest
 from hypothesis import given, strategies as st
 
 import gymverse
+from gymverse.curriculum import make_curriculum
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_cache, distinct_draws, extract_boxed, lose, parse_int, sample_params,
-    split_command, win,
+    EvolvableEnv, Feedback, InvalidAction, command_table, distinct_draws, extract_boxed, highest_complexity, lose,
+    parse_int, sample_params, split_command, win,
 )
 from gymverse.env.checker import check_env
 from gymverse.env.complexity import line_value, validate_complexity
+from gymverse.envs.games.lights_out import LightsOut
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -99,7 +103,7 @@ class Countdown(EvolvableEnv):
         self.next -= 1
         return win("done") if self.next == 0 else Feedback("good")
 
-    def oracle_action(self):
+    def _solve(self):
         return "\\boxed{say %d}" % self.next
 
     def turn_limit(self):
@@ -157,8 +161,8 @@ def test_checker_passes_a_good_env_and_names_what_is_wrong_with_bad_ones():
     assert check_env(Countdown, levels=range(1, 6), seeds=3).passed
 
     class Unsolvable(Countdown):
-        def oracle_action(self):
-            return "\\boxed{say 0}" if self.complexity == 4 else super().oracle_action()
+        def _solve(self):
+            return "\\boxed{say 0}" if self.complexity == 4 else super()._solve()
 
     class Crashy(Countdown):
         def _play(self, command):
@@ -182,6 +186,59 @@ def test_checker_passes_a_good_env_and_names_what_is_wrong_with_bad_ones():
         assert failing in [r.name for r in report.failures()], str(report)
 
 
+# -- where complexity ends ----------------------------------------------------------------------
+class Capped(Countdown):
+    max_complexity = 3
+
+
+def test_a_declared_limit_is_enforced_and_evolve_stops_there():
+    with pytest.raises(ValueError, match="Capped's highest complexity, 3"):
+        Capped(complexity=4)
+    env = Capped(complexity=3)
+    env.reset(seed=0)
+    assert [env.evolve(1.0, up_steps=1) for _ in range(3)] == [3, 3, 3]
+    assert Countdown(complexity=10**6).get_complexity() == 10**6  # no declared limit: any complexity is taken
+
+
+def test_oracle_action_is_none_once_the_episode_is_over():
+    env = Countdown(complexity=1)
+    assert env.oracle_action() is None  # before the first reset there is no episode either
+    env.reset(seed=0)
+    while not env.done:
+        env.step(env.oracle_action())
+    assert env.oracle_action() is None
+
+
+@pytest.mark.parametrize("name", ["threshold", "alpha", "ratchet"])
+def test_curricula_never_ask_past_a_games_highest_complexity(name):
+    curriculum = make_curriculum(name, start=2, max_complexity=50, highest={"capped": 4}, **(
+        {"min_episodes": 1} if name == "ratchet" else {"up_steps": 1} if name == "threshold" else {}))
+    for _ in range(20):
+        capped, free = curriculum.update("capped", 1.0), curriculum.update("free", 1.0)
+    assert capped == 4 and free > 4
+    assert make_curriculum(name, start=9, highest={"capped": 4}).complexity("capped") == 4
+
+
+def test_highest_complexity_of_an_env_id():
+    assert highest_complexity("gymverse:LightsOut") == LightsOut.max_complexity
+    gem.register("contract-test:Countdown", Countdown)
+    assert highest_complexity("contract-test:Countdown") is None
+
+
+def test_curriculum_state_from_before_the_rename_still_loads():
+    curriculum = make_curriculum("threshold")
+    curriculum.load_state_dict({"a": {"level": 3, "up_streak": 1, "down_streak": 0, "successes": 0.0, "episodes": 0}})
+    assert curriculum.complexity("a") == 3
+    assert curriculum.state_dict()["a"]["complexity"] == 3
+
+
+def test_the_env_contract_imports_nothing_from_the_layers_above_it():
+    imported = re.compile(r"^\s*(?:from|import) (gymverse[\w.]*)", re.M)
+    for path in Path(gymverse.env.__file__).parent.glob("*.py"):
+        for module in imported.findall(path.read_text()):
+            assert module.startswith(("gymverse.env", "gymverse.errors")), f"{path.name} imports {module}"
+
+
 # -- GEM integration ----------------------------------------------------------------------------
 def test_builtin_games_work_through_gem_make_vec_and_wrappers():
     from gem.wrappers.wrapper_factory import get_wrapper_fns
@@ -201,22 +258,28 @@ def test_split_command_reads_verb_and_arguments():
     assert split_command("  ") == ("", ())
 
 
-def test_command_cache_keeps_short_valid_commands_only():
+def test_command_table_parses_each_short_valid_command_once():
     calls = []
 
-    @command_cache
     def parse(command: str, limit: int) -> int:
         calls.append(command)
         return parse_int(command.strip(), 0, limit)
 
+    table = command_table(parse, 9)
     long_command = " " * 100 + "7"
     for command in ["7", "7", long_command, long_command]:
-        assert parse(command, 9) == 7
-    assert calls == ["7", long_command, long_command]  # a long command is parsed afresh: the cache stays small
+        assert table[command] == 7
+    assert calls == ["7", long_command, long_command]  # a long command is parsed afresh: the table stays small
+    assert command_table(parse, 9) is table  # every episode of the same sizes shares it
     for _ in range(2):
         with pytest.raises(InvalidAction, match="between 0 and 5"):
-            parse("7", 5)  # the same text with another limit is another entry
-    assert calls[-2:] == ["7", "7"]  # an error is never cached
+            command_table(parse, 5)["7"]  # other sizes, another table
+    assert calls[-2:] == ["7", "7"]  # an error is never kept
+    for n in range(table.SIZE + 10):  # a flood of distinct replies: the table starts afresh when full
+        with pytest.raises(InvalidAction):
+            table[str(10 + n)]
+        table[str(n % 10)]
+    assert len(table) <= table.SIZE
 
 
 @pytest.mark.parametrize("size, k", [(6, 2), (6, 5)])  # drawn one at a time, and through rng.sample

@@ -1,5 +1,4 @@
-"""Behaviour of the games domain: solvers win, random play is punished more at higher levels,
-traces are reproducible, malformed commands cost -0.1 and nothing else."""
+"""The board and puzzle games' own rules (the contract every game keeps is tested in test_library.py)."""
 
 import itertools
 import math
@@ -15,54 +14,6 @@ from gymverse.envs.games.lights_out import LightsOut, fewest_presses, press_mask
 from gymverse.envs.games.take_away_duel import TakeAwayDuel, grundy_table
 
 from episodes import play
-
-GAMES = [Battleship, CodeLock, HotColdTreasure, KeyDoorDungeon, LightsOut, TakeAwayDuel]
-
-
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
-@pytest.mark.parametrize("level", [1, 5, 10, 15, 20])
-def test_oracle_wins(game, level):
-    env = game(complexity=level)
-    for seed in range(3):
-        episode = play(env, seed)
-        assert episode.success, f"seed {seed}: {episode.steps[-1].observation}"
-        assert episode.steps[-1].reward == 1.0
-        assert all(step.reward == 0.0 for step in episode.steps[:-1])
-
-
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
-def test_random_moves_hurt_more_at_level_10(game):
-    def success_rate(level):
-        env = game(complexity=level)
-        return sum(play(env, 1000 + i, epsilon=0.3, agent_seed=i).success for i in range(60)) / 60
-
-    easy, hard = success_rate(1), success_rate(10)
-    assert easy - hard >= 0.2, (easy, hard)
-
-
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
-def test_same_seed_same_trace(game):
-    first = play(game(complexity=7), seed=5, epsilon=0.5, agent_seed=3)
-    second = play(game(complexity=7), seed=5, epsilon=0.5, agent_seed=3)
-    assert first == second
-    other = play(game(complexity=7), seed=6, epsilon=0.5, agent_seed=3)
-    assert other.opening != first.opening
-
-
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
-def test_bad_commands_cost_a_tenth_and_the_game_goes_on(game):
-    env = game(complexity=3)
-    env.reset(seed=0)
-    verb = game.example_command.split()[0]
-    for bad in ["\\boxed{dance wildly}", f"\\boxed{{{verb} 1 2 3 4 5 6 7}}",
-                f"\\boxed{{{verb} 99999999999999999999 -5}}"]:
-        observation, reward, terminated, truncated, _ = env.step(bad)
-        assert reward == -0.1 and not terminated and not truncated
-        assert observation
-    while not env.done:  # every game allows 3 turns beyond what its solver needs
-        *_, info = env.step(env.oracle_action())
-    assert info["success"]
-
 
 # Budgets are counted at reset without playing the solver: each must be what the solver spends plus the spare moves.
 BUDGET_FROM_SOLVER_MOVES = {

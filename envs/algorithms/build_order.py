@@ -5,6 +5,7 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_inde
 
 class BuildOrder(EvolvableEnv):
     domain = "algorithms"
+    max_complexity = 200
     complexity_params = {"required": (4, 22), "distractors": (3, 16), "spare_turns": (6, 0)}
     param_variance = {"required": 2, "distractors": 2}
     example_command = "prereqs 0"
@@ -74,7 +75,7 @@ class BuildOrder(EvolvableEnv):
             order.append(module)
         return order
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Depth-first from the goal: list a module before looking below it, build it once all below are built.
         def next_step(module: int, seen: set[int]) -> str | None:
             seen.add(module)

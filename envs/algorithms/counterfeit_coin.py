@@ -23,6 +23,7 @@ def weighings_needed(coins: int) -> int:
 
 class CounterfeitCoin(EvolvableEnv):
     domain = "algorithms"
+    max_complexity = 200
     complexity_params = {"coins": (4, 60), "spare_weighings": (3, 0)}
     param_variance = {"coins": 4}
     example_command = "weigh 1 2 vs 3 4"
@@ -47,9 +48,6 @@ class CounterfeitCoin(EvolvableEnv):
             "\\boxed{answer k} names coin k as the counterfeit and ends the game (a wrong claim loses).\n"
             "Example: \\boxed{weigh 1 2 vs 3 4}"
         )
-
-    def turn_limit(self) -> int:
-        return self.budget + 3
 
     def status(self) -> str:
         return f"Weighings used: {self.used}/{self.budget}."
@@ -99,7 +97,7 @@ class CounterfeitCoin(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The counterfeit was coin {self.fake} ({'heavier' if self.fake_weight > 0 else 'lighter'})."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         heavy = sorted(self.maybe_heavy - self.maybe_light)
         light = sorted(self.maybe_light - self.maybe_heavy)
         unknown = sorted(self.maybe_heavy & self.maybe_light)

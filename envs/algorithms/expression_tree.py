@@ -15,6 +15,7 @@ DESCRIPTIONS = {
 
 class ExpressionTree(EvolvableEnv):
     domain = "algorithms"
+    max_complexity = 200
     complexity_params = {"operations": (2, 16), "if_share": (0.2, 0.5), "spare_inspects": (4, 0)}
     param_variance = {"operations": 2, "if_share": 0.05}
     example_command = "inspect 0"
@@ -57,9 +58,6 @@ class ExpressionTree(EvolvableEnv):
             f"Example: \\boxed{{inspect {self.root}}}"
         )
 
-    def turn_limit(self) -> int:
-        return self.budget + 3
-
     def status(self) -> str:
         return f"Inspections used: {len(self.seen)}/{self.budget}. Root: node {self.root}."
 
@@ -83,7 +81,7 @@ class ExpressionTree(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The root's value was {self.value}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         touched: list[int] = []
         value = _evaluate(self.seen, self.root, touched)
         return "\\boxed{inspect %d}" % touched[-1] if value is None else "\\boxed{answer %d}" % value

@@ -16,9 +16,11 @@ RULES = (
 
 class PeakFinder(EvolvableEnv):
     domain = "algorithms"
+    max_complexity = 200
     complexity_params = {"length": (8, 4000), "spare_reads": (12, 1)}
     param_variance = {"length": 2, "spare_reads": 1}
     example_command = "read 0"
+    extra_turns = 5
 
     def _new_episode(self) -> str:
         self.length = n = self.params["length"]
@@ -42,9 +44,6 @@ class PeakFinder(EvolvableEnv):
             return top - (self.summit - i) * self.rise + (x >> 16) % self.rise
         return top - (i - self.summit) * self.fall + (x >> 16) % self.fall
 
-    def turn_limit(self) -> int:
-        return self.budget + 5
-
     def status(self) -> str:
         return f"Reads used: {self.reads}/{self.budget}."
 
@@ -66,7 +65,7 @@ class PeakFinder(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The summit was at index {self.summit}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Binary search on the slope: compare mid and mid+1, keep the uphill half.
         while self.lo < self.hi:
             mid = (self.lo + self.hi) // 2

@@ -4,11 +4,14 @@ from functools import cache
 from heapq import heappop, heappush
 from math import inf
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, parse_int, pick, split_command, win,
+)
 
 
 class ShortestPath(EvolvableEnv):
     domain = "algorithms"
+    max_complexity = 200
     complexity_params = {"towns": (6, 30), "extra_roads": (2, 16), "spare_queries": (4, 0)}
     param_variance = {"towns": 2, "extra_roads": 2}
     example_command = "neighbors 0"
@@ -24,7 +27,7 @@ class ShortestPath(EvolvableEnv):
         self.budget = n - self.distance.count(far) + self.params["spare_queries"]
         self.opened: dict[int, str] = {}  # each town asked for, with its road list as shown
         self.commands = commands(n)  # random play's commands
-        self.parsed = parsed_commands(n)
+        self.parsed = command_table(parse_command, n)
         self.road_texts = road_texts(n)
         self.route = f"Route: {self.start} -> {self.goal}."  # the status line's fixed part
         return (
@@ -36,14 +39,11 @@ class ShortestPath(EvolvableEnv):
             f"Example: \\boxed{{neighbors {self.start}}}"
         )
 
-    def turn_limit(self) -> int:
-        return self.budget + 3
-
     def status(self) -> str:
         return f"Queries used: {len(self.opened)}/{self.budget}. {self.route}"
 
     def _play(self, command: str) -> Feedback:
-        verb, number = self.parsed.get(command) or parse_command(command, len(self.roads))
+        verb, number = self.parsed[command]
         if verb == "answer":
             if number == self.distance[self.goal]:
                 return win(f"Correct: the shortest distance is {number}. You win!")
@@ -62,7 +62,7 @@ class ShortestPath(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The shortest distance from {self.start} to {self.goal} was {self.distance[self.goal]}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Dijkstra over what is known: only opened towns have all their roads listed, so only they are relaxed.
         # The goal is taken before any tie, so no town at the goal's distance is opened needlessly.
         best = {self.start: 0}
@@ -85,9 +85,7 @@ class ShortestPath(EvolvableEnv):
 
     def random_action(self, rng) -> str:
         neighbors, answers = self.commands
-        if rng.random() < 0.1:
-            return answers[int(rng.random() * len(answers))]
-        return neighbors[int(rng.random() * len(neighbors))]
+        return pick(rng, answers) if rng.random() < 0.1 else pick(rng, neighbors)
 
 
 def parse_command(command: str, towns: int) -> tuple[str, int]:
@@ -106,15 +104,6 @@ def commands(towns: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     neighbors = tuple(f"\\boxed{{neighbors {v}}}" for v in range(towns))
     answers = tuple(f"\\boxed{{answer {d}}}" for d in range(1, 9 * towns + 1))
     return neighbors, answers
-
-
-@cache
-def parsed_commands(towns: int) -> dict[str, tuple[str, int]]:
-    """Every query and the claims 0 .. 9 * towns in their plain spelling, parsed as parse_command would, so the
-    usual commands cost one dict lookup. Any other text goes through parse_command."""
-    queries = {f"neighbors {v}": ("neighbors", v) for v in range(towns)}
-    claims = {f"answer {d}": ("answer", d) for d in range(9 * towns + 1)}
-    return queries | claims
 
 
 @cache

@@ -5,6 +5,7 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_inde
 
 class SortedMatrixSearch(EvolvableEnv):
     domain = "algorithms"
+    max_complexity = 200
     complexity_params = {"rows": (3, 14), "cols": (4, 18), "spare_reads": (4, 0)}
     param_variance = {"rows": 1, "cols": 2}
     example_command = "read 0 3"
@@ -45,9 +46,6 @@ class SortedMatrixSearch(EvolvableEnv):
             f"Example: \\boxed{{read 0 {cols - 1}}}"
         )
 
-    def turn_limit(self) -> int:
-        return self.budget + 3
-
     def status(self) -> str:
         return f"Reads used: {len(self.known)}/{self.budget}. Target: {self.target}."
 
@@ -78,7 +76,7 @@ class SortedMatrixSearch(EvolvableEnv):
                 return f"{self.target} was at row {r}, column {row.index(self.target)}."
         return f"{self.target} was not in the matrix."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Staircase walk: a cell above the target rules out the rest of its row, below it the rest of its column.
         r, c = self.cursor
         while r < self.rows and c >= 0:

@@ -3,10 +3,10 @@
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, count
 from typing import NamedTuple
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, split_command, win
 
 Cell = tuple[int, int]
 MISS, HIT, SUNK = ord("o"), ord("X"), ord("#")  # map marks
@@ -49,7 +49,6 @@ class Sea:
     blank_map: bytes
     map_offsets: tuple[int, ...]  # per cell: where its mark is in the map's text
     fire_commands: tuple[str, ...]
-    cell_of: dict[str, Cell]  # "fire ROW COL", exactly so spelled -> its cell
 
 
 @lru_cache(maxsize=64)
@@ -81,7 +80,6 @@ def sea(size: int) -> Sea:
         blank_map=blank_map.encode(),
         map_offsets=tuple(len(header) + 1 + r * (2 * size + 3) + 3 + 2 * c for r, c in cells),
         fire_commands=tuple("\\boxed{fire %d %d}" % cell for cell in cells),
-        cell_of={"fire %d %d" % cell: cell for cell in cells},
     )
 
 
@@ -90,8 +88,17 @@ def lowest_cell(mask: int) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+def parse_shot(command: str, size: int) -> Cell:
+    """``fire ROW COL`` as (row, col) on a sea of ``size`` by ``size``."""
+    verb, args = split_command(command)
+    if verb != "fire" or len(args) != 2:
+        raise InvalidAction("use 'fire ROW COL'")
+    return parse_index(args[0], size, "row"), parse_index(args[1], size, "column")
+
+
 class Battleship(EvolvableEnv):
     domain = "games"
+    max_complexity = 100
     complexity_params = {"size": (5, 10), "ships": (2, 5), "spare_percent": (70, 10)}
     param_variance = {"size": 1, "spare_percent": 5}
     example_command = "fire 0 0"
@@ -99,6 +106,7 @@ class Battleship(EvolvableEnv):
     def _new_episode(self) -> str:
         self.size = self.params["size"]
         self.sea = sea(self.size)
+        self.shots = command_table(parse_shot, self.size)
         lengths = sorted(self.rng.choices((2, 3, 4), k=self.params["ships"]), reverse=True)
         self.fleet = self._place(lengths)
         self.ships = [ship.cells for ship in self.fleet]
@@ -106,15 +114,18 @@ class Battleship(EvolvableEnv):
         need = self._solver_need()  # luck matters in the hunt, so the spare grows with the search
         self.budget = need + math.ceil(need * self.params["spare_percent"] / 100)
         self._start_fight()
-        return OPENING % (self.size, self.size, self.size - 1, ", ".join(map(str, lengths)), self.budget)
+        lengths = ", ".join([str(len(ship)) for ship in self.ships])
+        return OPENING % (self.size, self.size, self.size - 1, lengths, self.budget)
 
     def _place(self, lengths: list[int]) -> list[Ship]:
-        while True:  # restart the whole fleet on the rare dead end
+        for attempt in count():
             fleet, blocked = [], 0
             for length in lengths:
                 ship = self._fit(self.sea.placements[length], blocked)
                 if ship is None:
-                    break
+                    if attempt < 50:
+                        break  # restart the whole fleet on the rare dead end
+                    continue  # parameters chosen for a fleet this sea cannot hold: the ship is left out
                 fleet.append(ship)
                 blocked |= ship.halo
             else:
@@ -122,7 +133,7 @@ class Battleship(EvolvableEnv):
 
     def _fit(self, places: list[Ship], blocked: int) -> Ship | None:
         """One of ``places`` clear of the ``blocked`` cells, drawn uniformly; None if there is none."""
-        draw = self.rng.random  # int(draw() * n) is uniform over range(n), and several times cheaper than choice
+        draw = self.rng.random
         for _ in range(8):  # one of a few draws usually fits...
             ship = places[int(draw() * len(places))]
             if not ship.mask & blocked:
@@ -208,14 +219,11 @@ class Battleship(EvolvableEnv):
             afloat_cells ^= ship.mask
         return need
 
-    def turn_limit(self) -> int:
-        return self.budget + 3
-
     def status(self) -> str:
         return f"Shots used: {self.fired}/{self.budget}. Ships sunk: {self.sunk}/{len(self.ships)}."
 
     def _play(self, command: str) -> Feedback:
-        r, c = self.sea.cell_of.get(command) or self._parse(command)  # the usual spelling is looked up
+        r, c = self.shots[command]
         result = self._fire((r, c))
         if self.sunk == len(self.ships):
             return win(f"Shot at ({r}, {c}): hit and sunk. The whole fleet is sunk. You win!")
@@ -230,16 +238,10 @@ class Battleship(EvolvableEnv):
             return lose(f"{text}\nNo shots left. You lost. {self._reveal()}")
         return Feedback(text)
 
-    def _parse(self, command: str) -> Cell:
-        verb, args = split_command(command)
-        if verb != "fire" or len(args) != 2:
-            raise InvalidAction("use 'fire ROW COL'")
-        return parse_index(args[0], self.size, "row"), parse_index(args[1], self.size, "column")
-
     def _reveal(self) -> str:
         return "The ships were at: " + "; ".join(" ".join(f"({r},{c})" for r, c in s) for s in self.ships) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         return "\\boxed{fire %d %d}" % self._solver_shot()
 
     def random_action(self, rng) -> str:

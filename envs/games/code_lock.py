@@ -4,7 +4,7 @@ from functools import lru_cache
 from itertools import product
 from operator import eq
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_cache, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, split_command, win
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 RULES = (
@@ -26,9 +26,8 @@ def score(secret: str, guess: str) -> tuple[int, int]:
     return exact, len(secret) - len(unmatched) - exact
 
 
-@command_cache
 def parse_guess(command: str, length: int, symbols: str) -> str:
-    """The code in ``guess CODE``, upper-cased; cached, as the same codes are guessed over and over."""
+    """The code in ``guess CODE``, upper-cased."""
     verb, args = split_command(command)
     guess = "".join(args).upper()
     # strip() takes allowed symbols off both ends, so anything left holds a symbol not allowed
@@ -128,6 +127,7 @@ def solver_need(secret: str, symbols: str) -> int:
 
 class CodeLock(EvolvableEnv):
     domain = "games"
+    max_complexity = 200
     complexity_params = {"length": (3, 5), "symbols": (4, 8), "spare_guesses": (6, 1)}
     param_variance = {"symbols": 1, "spare_guesses": 1}
     example_command = "guess ABC"
@@ -140,16 +140,14 @@ class CodeLock(EvolvableEnv):
         self.history: list[tuple[str, int]] = []
         self.budget = solver_need(self.secret, symbols) + self.params["spare_guesses"]
         self.pieces = code_pieces(symbols, length)
+        self.guesses = command_table(parse_guess, length, symbols)
         return RULES % (length, ", ".join(symbols), self.budget, length, symbols[:length])
-
-    def turn_limit(self) -> int:
-        return self.budget + 3
 
     def status(self) -> str:
         return f"Guesses used: {len(self.history)}/{self.budget}."
 
     def _play(self, command: str) -> Feedback:
-        guess = parse_guess(command, self.length, self.symbols)
+        guess = self.guesses[command]
         exact, misplaced = score(self.secret, guess)
         self.history.append((guess, exact))
         if exact == self.length:
@@ -162,7 +160,7 @@ class CodeLock(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The code was {self.secret}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         return "\\boxed{guess %s}" % solver_guess(self.history, self.length, self.symbols)
 
     def random_action(self, rng) -> str:

@@ -18,6 +18,7 @@ RULES = (
 
 class GridCourier(EvolvableEnv):
     domain = "games"
+    max_complexity = 200
     complexity_params = {"size": (3, 10), "stops": (1, 4), "spare_moves": (6, 0)}
     param_variance = {"size": 1, "spare_moves": 1}
     example_command = "up"
@@ -89,7 +90,7 @@ class GridCourier(EvolvableEnv):
     def _reveal(self) -> str:
         return f"{len(self.stops) - self.delivered} parcel(s) were still to deliver."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         (r, c), (tr, tc) = self.position, self.stops[self.delivered]
         if r != tr:
             return "\\boxed{%s}" % ("down" if tr > r else "up")

@@ -99,6 +99,7 @@ def solver_need(rows: int, cols: int, treasure: tuple[int, int]) -> int:
 
 class HotColdTreasure(EvolvableEnv):
     domain = "games"
+    max_complexity = 200
     complexity_params = {"rows": (6, 24), "cols": (8, 32), "spare_digs": (8, 1)}
     param_variance = {"rows": 2, "cols": 2, "spare_digs": 1}
     example_command = "dig 0 0"
@@ -119,9 +120,6 @@ class HotColdTreasure(EvolvableEnv):
             f"Digging on the treasure wins; you have {self.budget} digs.\n"
             "Command: \\boxed{dig ROW COL}.\nExample: \\boxed{dig 0 0}"
         )
-
-    def turn_limit(self) -> int:
-        return self.budget + 3
 
     def status(self) -> str:
         last = f" Last dig: {self.place}." if self.last else ""
@@ -150,7 +148,7 @@ class HotColdTreasure(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The treasure was at {self.treasure}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         return "\\boxed{dig %d %d}" % solver_dig(self.bounds, self.last, self.rows, self.cols)
 
     def random_action(self, rng) -> str:

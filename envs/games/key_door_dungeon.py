@@ -5,13 +5,24 @@ import math
 from functools import cache
 from typing import NamedTuple
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, win
+from gymverse.env import CommandTable, EvolvableEnv, Feedback, InvalidAction, lose, pick, win
 
 Room = int  # row * width + col: reading order (north to south, west to east) is numeric order
 DIRECTIONS = {"north": (-1, 0), "east": (0, 1), "south": (1, 0), "west": (0, -1)}
 OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 # Every command, spaced and lower-cased, and what it does.
 COMMANDS = {"take": "take"} | {f"go {d}": d for d in DIRECTIONS} | {f"go {d[0]}": d for d in DIRECTIONS}
+
+
+def parse_action(command: str) -> str:
+    """'take', or the direction of a 'go' command, however spaced, cased or spelled short."""
+    action = COMMANDS.get(" ".join(command.replace(",", " ").lower().split()))
+    if action is None:
+        raise InvalidAction("use 'go DIRECTION' (north, east, south, west) or 'take'")
+    return action
+
+
+ACTIONS = CommandTable(parse_action)
 GO_ACTIONS = tuple("\\boxed{go %s}" % d for d in DIRECTIONS)
 COLORS = ["red", "blue", "green", "yellow", "purple", "orange", "white", "black", "silver", "golden"]
 
@@ -33,6 +44,7 @@ def grid(height: int, width: int) -> Grid:
 
 class KeyDoorDungeon(EvolvableEnv):
     domain = "games"
+    max_complexity = 100
     complexity_params = {"width": (3, 5), "height": (3, 5), "locks": (1, 4), "spare_percent": (80, 15)}
     param_variance = {"width": 1, "height": 1, "spare_percent": 5}
     example_command = "go north"
@@ -92,7 +104,7 @@ class KeyDoorDungeon(EvolvableEnv):
             exits[here][d] = room
             exits[room][back] = here
             ways = orders[room]
-            stack += ways[int(random() * len(ways))]  # rng.choice, only cheaper
+            stack += ways[int(random() * len(ways))]
         return exits
 
     def _tree_from(self, root: Room) -> tuple[list[Room], list[Room], list[int]]:
@@ -235,17 +247,12 @@ class KeyDoorDungeon(EvolvableEnv):
         floor = f" On the floor: {' and '.join(keys)} key." if keys else ""
         return f"You are in room {self.grid.names[self.pos]}. Exits: {'; '.join(parts)}.{floor}"
 
-    def turn_limit(self) -> int:
-        return self.budget + 3
-
     def status(self) -> str:
         held = ", ".join(self.held) or "none"
         return f"Room {self.grid.names[self.pos]}. Keys: {held}. Moves used: {self.moves}/{self.budget}."
 
     def _play(self, command: str) -> Feedback:
-        action = COMMANDS.get(command) or COMMANDS.get(" ".join(command.replace(",", " ").lower().split()))
-        if action is None:
-            raise InvalidAction("use 'go DIRECTION' (north, east, south, west) or 'take'")
+        action = ACTIONS[command]
         self.moves += 1
         text = self._take() if action == "take" else self._go(action)
         if self.pos == self.goal:
@@ -258,10 +265,10 @@ class KeyDoorDungeon(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The treasure room was {self.grid.names[self.goal]}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         return "\\boxed{%s}" % self._solver_command()
 
     def random_action(self, rng) -> str:
         if rng.random() < 0.2:
             return "\\boxed{take}"
-        return GO_ACTIONS[int(rng.random() * len(GO_ACTIONS))]  # rng.choice, only cheaper
+        return pick(rng, GO_ACTIONS)

@@ -3,7 +3,9 @@
 from functools import lru_cache
 from typing import NamedTuple
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, distinct_draws, lose, parse_index, split_command, win
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, command_table, distinct_draws, lose, parse_index, pick, split_command, win,
+)
 
 
 def press_mask(rows: int, cols: int, cell: int) -> int:
@@ -50,7 +52,6 @@ class Panel(NamedTuple):
     rows_changed: tuple[tuple[tuple[int, int], ...], ...]  # (row, its first bit) of each row a cell's press changes
     cell_names: tuple[str, ...]  # "(row, col)" of each cell
     commands: tuple[str, ...]  # the boxed command pressing each cell, for random play
-    cell_of: dict[str, int]  # the cell each command in its usual spelling ("press ROW COL") presses
 
 
 @lru_cache(maxsize=64)
@@ -70,7 +71,6 @@ def panel(rows: int, cols: int) -> Panel:
         ),
         cell_names=tuple(f"({r}, {c})" for r, c in cells),
         commands=tuple(f"\\boxed{{press {r} {c}}}" for r, c in cells),
-        cell_of={f"press {r} {c}": cell for cell, (r, c) in enumerate(cells)},
     )
 
 
@@ -91,16 +91,17 @@ def fewest_presses(rows: int, cols: int, lit: int) -> int:
     return smallest_equivalent(rows, cols, sum(1 << var for var, combo in solved if (combo & lit).bit_count() & 1))
 
 
-def parse_press(command: str, rows: int, cols: int) -> tuple[int, int]:
-    """``press ROW COL`` as (row, col)."""
+def parse_press(command: str, rows: int, cols: int) -> int:
+    """``press ROW COL`` as the cell pressed (``row * cols + col``)."""
     verb, args = split_command(command)
     if verb != "press" or len(args) != 2:
         raise InvalidAction("use 'press ROW COL'")
-    return parse_index(args[0], rows, "row"), parse_index(args[1], cols, "column")
+    return parse_index(args[0], rows, "row") * cols + parse_index(args[1], cols, "column")
 
 
 class LightsOut(EvolvableEnv):
     domain = "games"
+    max_complexity = 75
     complexity_params = {"rows": (3, 6), "cols": (3, 7), "scramble": (3, 12), "spare_presses": (6, 0)}
     param_variance = {"scramble": 1, "spare_presses": 1}
     example_command = "press 0 0"
@@ -108,6 +109,7 @@ class LightsOut(EvolvableEnv):
     def _new_episode(self) -> str:
         self.rows, self.cols = self.params["rows"], self.params["cols"]
         self.panel = panel(self.rows, self.cols)
+        self.cells = command_table(parse_press, self.rows, self.cols)
         masks = self.panel.masks
         lit = scrambled = 0
         for cell in distinct_draws(self.rng, range(len(masks)), min(self.params["scramble"], len(masks))):
@@ -130,18 +132,12 @@ class LightsOut(EvolvableEnv):
         """The board from each row's text (``self.lines``, kept up to date as lights change)."""
         return self.panel.layout % tuple(self.lines)
 
-    def turn_limit(self) -> int:
-        return self.budget + 3
-
     def status(self) -> str:
         return f"Presses used: {self.presses}/{self.budget}. Lights on: {self.lit.bit_count()}."
 
     def _play(self, command: str) -> Feedback:
         panel = self.panel
-        cell = panel.cell_of.get(command)
-        if cell is None:
-            r, c = parse_press(command, self.rows, self.cols)
-            cell = r * self.cols + c
+        cell = self.cells[command]
         self.lit = lit = self.lit ^ panel.masks[cell]
         self.presses += 1
         for row, start in panel.rows_changed[cell]:  # the other rows' lines still hold
@@ -158,10 +154,9 @@ class LightsOut(EvolvableEnv):
         cells = ", ".join([name for i, name in enumerate(self.panel.cell_names) if plan >> i & 1])
         return f"From here, pressing {cells} would have cleared it."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         plan = fewest_presses(self.rows, self.cols, self.lit)
         return self.panel.commands[(plan & -plan).bit_length() - 1]
 
     def random_action(self, rng) -> str:
-        commands = self.panel.commands
-        return commands[int(rng.random() * len(commands))]
+        return pick(rng, self.panel.commands)

@@ -17,6 +17,7 @@ RULES = "Post office: put each letter in the bin of its city (bins: %s).\nComman
 
 class MailSorter(EvolvableEnv):
     domain = "games"
+    max_complexity = 200
     complexity_params = {"letters": (2, 8), "bins": (3, 12), "spare_mistakes": (2, 0)}
     param_variance = {"letters": 1, "bins": 1}
     example_command = "Athens"
@@ -58,7 +59,7 @@ class MailSorter(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The remaining letters go to {', '.join(self.stack[self.sorted:])}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         return "\\boxed{%s}" % self.stack[self.sorted]
 
     def random_action(self, rng) -> str:

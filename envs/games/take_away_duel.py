@@ -4,7 +4,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_cache, lose, parse_index, parse_int, split_command, win,
+    EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, parse_int, split_command, win,
 )
 
 
@@ -41,9 +41,8 @@ def heaps_layout(count: int) -> str:
     return " ".join(f"[{i}]=%d" for i in range(count))
 
 
-@command_cache
 def parse_take(command: str, heaps: int, largest_take: int) -> tuple[int, int]:
-    """``take HEAP COUNT`` as (heap, count); cached, as agents send the same few commands over and over."""
+    """``take HEAP COUNT`` as (heap, count)."""
     verb, args = split_command(command)
     if verb != "take" or len(args) != 2:
         raise InvalidAction("use 'take HEAP COUNT'")
@@ -52,6 +51,7 @@ def parse_take(command: str, heaps: int, largest_take: int) -> tuple[int, int]:
 
 class TakeAwayDuel(EvolvableEnv):
     domain = "games"
+    max_complexity = 200
     complexity_params = {"heaps": (1, 4), "max_heap": (9, 20), "take_options": (2, 4), "opponent_skill": (0.3, 1.0)}
     param_variance = {"max_heap": 2, "opponent_skill": 0.1}
     example_command = "take 0 1"
@@ -71,6 +71,7 @@ class TakeAwayDuel(EvolvableEnv):
             if self._value(self.heaps):
                 break
         self.layout = heaps_layout(len(self.heaps))
+        self.moves = command_table(parse_take, len(self.heaps), self.takes[-1])
         self.shown = self._show()  # the heaps as text, kept for status() until they change
         self.agent_moves = 0
         return (
@@ -119,7 +120,7 @@ class TakeAwayDuel(EvolvableEnv):
         return f"Heaps: {self.shown}. Your moves so far: {self.agent_moves}."
 
     def _play(self, command: str) -> Feedback:
-        heap, count = parse_take(command, len(self.heaps), self.takes[-1])
+        heap, count = self.moves[command]
         if count not in self.takes or count > self.heaps[heap]:
             raise InvalidAction(f"heap {heap} has {self.heaps[heap]} stones; allowed takes are {self.options}")
         self.heaps[heap] -= count
@@ -140,7 +141,7 @@ class TakeAwayDuel(EvolvableEnv):
             return "No move wins from here against perfect play."
         return "A winning move from here was take %d %d." % self._best_move()
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         return "\\boxed{take %d %d}" % self._best_move()
 
     def random_action(self, rng) -> str:

@@ -4,7 +4,7 @@ from functools import lru_cache, reduce
 from itertools import permutations, product
 from operator import or_
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_int, split_command, win
 
 TRUTH_WORDS = {"true": True, "t": True, "1": True, "false": False, "f": False, "0": False}
 # How a clause's three literals relate to the planted solution (1: true in it, -1: false in it), drawn as if
@@ -34,15 +34,21 @@ def literal_names(n: int) -> dict[int, str]:
 
 
 @lru_cache(maxsize=64)
-def usual_moves(n: int) -> dict[str, tuple[int, bool]]:
-    """Every move over n variables as usually spelled ("set x3 true") -> (variable, value)."""
-    return {f"set x{v + 1} {word}": (v, word == "true") for v in range(n) for word in ("true", "false")}
-
-
-@lru_cache(maxsize=64)
 def set_commands(n: int) -> tuple[str, ...]:
     """Every well-formed move over n variables, for random play."""
-    return tuple(f"\\boxed{{{move}}}" for move in usual_moves(n))
+    return tuple(f"\\boxed{{set x{v + 1} {word}}}" for v in range(n) for word in ("true", "false"))
+
+
+def parse_move(command: str, n: int) -> tuple[int, bool]:
+    """``set xI true|false`` as (variable index from 0, value)."""
+    verb, args = split_command(command)
+    if verb != "set" or len(args) != 2:
+        raise InvalidAction("use 'set xI true' or 'set xI false'")
+    v = parse_int(args[0].lower().removeprefix("x"), 1, n, "variable number") - 1
+    value = TRUTH_WORDS.get(args[1].lower())
+    if value is None:
+        raise InvalidAction(f"the value must be true or false, got {args[1][:40]!r}")
+    return v, value
 
 
 def clause_list(mask: int) -> str:
@@ -57,9 +63,11 @@ def clause_list(mask: int) -> str:
 
 class BooleanSatisfiability(EvolvableEnv):
     domain = "logic"
+    max_complexity = 50
     complexity_params = {"variables": (4, 16), "clause_ratio": (3.0, 4.2), "spare_moves": (4, 0)}
     param_variance = {"variables": 1, "spare_moves": 1}
     example_command = "set x1 true"
+    extra_turns = 2
 
     def _new_episode(self) -> str:
         rng, n = self.rng, self.params["variables"]
@@ -84,7 +92,7 @@ class BooleanSatisfiability(EvolvableEnv):
         self.satisfied_by = [0] * n  # the clauses each variable's current value satisfies
         self.satisfied = 0
         self.shown = [""] * n  # each set variable as "x3=T", for the status line
-        self.usual_moves = usual_moves(n)
+        self.parsed = command_table(parse_move, n)
         self.budget = n + self.params["spare_moves"]
         self.moves = 0
         names = literal_names(n)
@@ -105,15 +113,12 @@ class BooleanSatisfiability(EvolvableEnv):
         if self.unset_mentions.pop(v, None) is not None:  # v is set for the first time
             self.unsettled = reduce(or_, self.unset_mentions.values(), 0)
 
-    def turn_limit(self) -> int:
-        return self.budget + 2
-
     def status(self) -> str:
         return (f"Moves: {self.moves}/{self.budget}. Satisfied: {self.satisfied.bit_count()}/{len(self.clauses)}. "
                 f"Set: {' '.join(filter(None, self.shown)) or 'none'}.")
 
     def _play(self, command: str) -> Feedback:
-        v, value = self.usual_moves.get(command) or self._parse(command)  # the usual spelling is looked up
+        v, value = self.parsed[command]
         self._assign(v, value)
         self.moves += 1
         unsatisfied = len(self.clauses) - self.satisfied.bit_count()
@@ -127,20 +132,10 @@ class BooleanSatisfiability(EvolvableEnv):
             f"with every literal false: {clause_list(falsified) or 'none'}."
         )
 
-    def _parse(self, command: str) -> tuple[int, bool]:
-        verb, args = split_command(command)
-        if verb != "set" or len(args) != 2:
-            raise InvalidAction("use 'set xI true' or 'set xI false'")
-        v = parse_int(args[0].lower().removeprefix("x"), 1, len(self.value), "variable number") - 1
-        value = TRUTH_WORDS.get(args[1].lower())
-        if value is None:
-            raise InvalidAction(f"the value must be true or false, got {args[1][:40]!r}")
-        return v, value
-
     def _reveal(self) -> str:
         return "One solution: " + " ".join(f"x{v + 1}={'T' if b else 'F'}" for v, b in enumerate(self.hidden)) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Any unsatisfied clause has a literal true in the plant whose variable is not yet at its
         # planted value: fix that variable. Variables at their planted value are never touched again.
         clause = next(c for k, c in enumerate(self.clauses) if not self.satisfied >> k & 1)

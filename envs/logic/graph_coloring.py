@@ -35,9 +35,11 @@ def planted_graph(hidden: list[int], edges: int, rng) -> list[list[int]]:
 
 class GraphColoring(EvolvableEnv):
     domain = "logic"
+    max_complexity = 200
     complexity_params = {"vertices": (6, 15), "mean_degree": (2.0, 4.0), "spare_moves": (3, 0)}
     param_variance = {"vertices": 1, "mean_degree": 0.3, "spare_moves": 1}
     example_command = "color 0 red"
+    extra_turns = 2
 
     def _new_episode(self) -> str:
         n = self.params["vertices"]
@@ -59,9 +61,6 @@ class GraphColoring(EvolvableEnv):
             "  \\boxed{erase V}    removes the colour of vertex V.\n"
             "You win as soon as every vertex is coloured. Example: \\boxed{color 0 red}"
         )
-
-    def turn_limit(self) -> int:
-        return self.budget + 2
 
     def status(self) -> str:
         return f"Moves: {self.moves}/{self.budget}. Colours: {' '.join(self.shown)}."
@@ -101,7 +100,7 @@ class GraphColoring(EvolvableEnv):
     def _reveal(self) -> str:
         return "One proper colouring: " + ", ".join(f"{v} {COLORS[c]}" for v, c in enumerate(self.hidden)) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Move every vertex to its planted colour; a neighbour holding that colour is off-plan, so
         # first send it to its own planted colour (or erase it when that is blocked too).
         v = next(v for v, c in enumerate(self.color) if c != self.hidden[v])

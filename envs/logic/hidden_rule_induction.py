@@ -60,6 +60,7 @@ def features(length: int) -> tuple[tuple[str, int], ...]:
 
 class HiddenRuleInduction(EvolvableEnv):
     domain = "logic"
+    max_complexity = 75
     complexity_params = {
         "conditions": (1, 3), "length": (4, 5), "items": (4, 10), "tests": (6, 4), "mistakes_allowed": (1, 0),
     }
@@ -170,7 +171,7 @@ class HiddenRuleInduction(EvolvableEnv):
     def _reveal(self) -> str:
         return "The rule was: " + " AND ".join(describe(c) for c in self.rule) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         k = self.unanswered[0]
         return "\\boxed{classify %d %s}" % (k + 1, "yes" if self._accepts(self.items[k]) else "no")
 

@@ -6,7 +6,7 @@ proof's length plus a few spare. Distractors either fire uselessly or can never 
 
 from functools import cache
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_int, pick, split_command, win
 
 
 def opening(facts: str, rules: str, goal: str, budget: int) -> str:
@@ -44,12 +44,6 @@ def rule_prefixes(count: int) -> tuple[str, ...]:
     return tuple(f"  Rule {k}: if " for k in range(1, count + 1))
 
 
-@cache
-def rule_numbers(count: int) -> dict[str, int]:
-    """'apply K' -> K for rules 1 .. count: the usual spelling of a command, looked up without parsing."""
-    return {f"apply {k}": k for k in range(1, count + 1)}
-
-
 def rule_number(command: str, count: int) -> int:
     """K in 'apply K', a rule number from 1 to count."""
     verb, args = split_command(command)
@@ -60,12 +54,13 @@ def rule_number(command: str, count: int) -> int:
 
 class HornClauseProof(EvolvableEnv):
     domain = "logic"
+    max_complexity = 200
     complexity_params = {"proof_steps": (3, 11), "distractors": (2, 14), "spare_applications": (4, 1)}
     param_variance = {"proof_steps": 1, "distractors": 2, "spare_applications": 1}
     example_command = "apply 1"
+    extra_turns = 2
 
-    # Random draws use rng.random() (a few times cheaper than rng.choice or rng.sample), and sorting by
-    # random keys shuffles (cheaper than rng.shuffle): reset stays cheap.
+    # Sorting by random keys shuffles (cheaper than rng.shuffle).
     def _new_episode(self) -> str:
         steps, distractors = self.params["proof_steps"], self.params["distractors"]
         random = self.rng.random
@@ -83,7 +78,7 @@ class HornClauseProof(EvolvableEnv):
         self.budget = steps + self.params["spare_applications"]
         self.used = 0
         count = len(self.rules)
-        self.commands, self.numbers = apply_commands(count), rule_numbers(count)  # for random_action, _play
+        self.commands, self.numbers = apply_commands(count), command_table(rule_number, count)  # random_action, _play
         rules = "\n".join([f"{prefix}{' and '.join(premises)} then {conclusion}"
                            for prefix, (premises, conclusion) in zip(rule_prefixes(count), self.rules)])
         return opening(self.known_line, rules, self.goal, self.budget)
@@ -137,14 +132,11 @@ class HornClauseProof(EvolvableEnv):
             rules.append((premises, conclusion))
         return rules
 
-    def turn_limit(self) -> int:
-        return self.budget + 2
-
     def status(self) -> str:
         return f"Applications: {self.used}/{self.budget}. Known: {self.known_line}."
 
     def _play(self, command: str) -> Feedback:
-        k = self.numbers.get(command) or rule_number(command, len(self.rules))
+        k = self.numbers[command]
         premises, conclusion = self.rules[k - 1]
         known = self.known
         self.used += 1
@@ -168,10 +160,10 @@ class HornClauseProof(EvolvableEnv):
         order = [self.rules.index(rule) + 1 for rule in self.proof]
         return "A shortest proof applies rules " + ", ".join(map(str, order)) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # Proof rules are stored in firing order, and only they can make proof atoms known.
         rule = next(r for r in self.proof if r[1] not in self.known)
         return "\\boxed{apply %d}" % (self.rules.index(rule) + 1)
 
     def random_action(self, rng) -> str:
-        return self.commands[int(rng.random() * len(self.commands))]
+        return pick(rng, self.commands)

@@ -29,9 +29,11 @@ def _rules(n: int, knights: int, budget: int) -> str:
 
 class KnightsAndKnaves(EvolvableEnv):
     domain = "logic"
+    max_complexity = 200
     complexity_params = {"islanders": (4, 13), "spare_questions": (4, 0)}
     param_variance = {"islanders": 1, "spare_questions": 1}
     example_command = "ask 0 1"
+    extra_turns = 2
 
     def _new_episode(self) -> str:
         n = self.params["islanders"]
@@ -50,9 +52,6 @@ class KnightsAndKnaves(EvolvableEnv):
         self.budget = n - 1 + self.params["spare_questions"]
         self.replies: list[tuple[int, int, bool]] = []  # (asked, about, said yes)
         return _rules(n, knights, self.budget)
-
-    def turn_limit(self) -> int:
-        return self.budget + 2
 
     def status(self) -> str:
         return f"Questions asked: {len(self.replies)}/{self.budget}."
@@ -106,7 +105,7 @@ class KnightsAndKnaves(EvolvableEnv):
             groups.append(sides)
         return groups
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         # A reply tells whether two islanders share a type: link everyone to islander 0, then
         # the known number of knights says which side of the single group is the knights.
         groups = self._groups()

@@ -52,6 +52,7 @@ def value_lines(attributes: int, n: int) -> str:
 
 class ZebraPuzzle(EvolvableEnv):
     domain = "logic"
+    max_complexity = 200
     complexity_params = {"houses": (3, 5), "attributes": (3, 5), "mistakes_allowed": (2, 0)}
     param_variance = {"houses": 0.6, "attributes": 0.6}
     example_command = "answer color red green blue"
@@ -113,7 +114,7 @@ class ZebraPuzzle(EvolvableEnv):
 
     def _random_clue(self) -> tuple[str, int, int]:
         """A true clue about a random value x; y is drawn uniformly from the values the kind allows."""
-        n, random, house = self.n, self.rng.random, self.house  # int(random() * k): cheaper than randrange(k)
+        n, random, house = self.n, self.rng.random, self.house
         attributes = len(self.names)
         x = int(random() * len(house))
         h = house[x]
@@ -233,7 +234,7 @@ class ZebraPuzzle(EvolvableEnv):
     def _reveal(self) -> str:
         return "Solution: " + "; ".join(f"{a} {' '.join(self._row(i))}" for i, a in enumerate(self.names)) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         a = self.unsolved[0]
         return "\\boxed{answer %s %s}" % (self.names[a], " ".join(self._row(a)))
 

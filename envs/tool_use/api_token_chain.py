@@ -41,13 +41,12 @@ def old_email(who: dict) -> str:
 
 class ApiTokenChain(EvolvableEnv):
     domain = "tool_use"
+    max_complexity = 200
     complexity_params = {"hops": (1, 6), "namesakes": (1, 4), "token_calls": (8, 4), "staff": (10, 30),
                          "spare_turns": (4, 2)}
     param_variance = {"staff": 4, "namesakes": 1}
     example_command = "login"
 
-    # Random draws use rng.random() and rng.getrandbits() (several times cheaper than rng.choice or
-    # rng.randint), so a reset stays cheap.
     def _new_episode(self) -> str:
         random, getrandbits, p = self.rng.random, self.rng.getrandbits, self.params
         self.ttl = max(2, p["token_calls"])
@@ -217,7 +216,7 @@ class ApiTokenChain(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The answer was {self.email}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         pending = [path for path in self.plan if path not in self.shown]
         if not pending:
             return "\\boxed{answer %s}" % self.email

@@ -4,7 +4,7 @@ import itertools
 import re
 from functools import cache
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, pick, split_command, win
 
 INCOME = ["Salary", "Refund", "Transfer in", "Interest", "Sold bike"]
 SPENDING = ["Grocer", "Rent", "Cafe", "Power bill", "Books", "Pharmacy", "Gym", "Taxi", "Insurance", "Hardware",
@@ -62,6 +62,7 @@ def instructions(rule_names: tuple[str, ...]) -> str:
 
 class BankReconciliation(EvolvableEnv):
     domain = "tool_use"
+    max_complexity = 40  # pages would hold no transaction from level 42 on
     complexity_params = {"transactions": (8, 40), "page_size": (5, 4), "rules": (1, 3), "spare_turns": (3, 2)}
     param_variance = {"transactions": 3}
     example_command = "transactions"
@@ -157,7 +158,7 @@ class BankReconciliation(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The closing balance was {cents_text(self.balance)} USD."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         for page in range(len(self.pages)):
             if page not in self.seen_pages:
                 return "\\boxed{transactions%s}" % ("" if page == 0 else " " + self.cursor_of[page])
@@ -173,4 +174,4 @@ class BankReconciliation(EvolvableEnv):
         if roll < 0.3 and "fx" in self.rule_names:
             return "\\boxed{rate %s}" % rng.choice(CURRENCIES)
         known = self.known_cursors
-        return "\\boxed{transactions %s}" % known[int(rng.random() * len(known))]  # rng.choice, only cheaper
+        return "\\boxed{transactions %s}" % pick(rng, known)

@@ -31,13 +31,14 @@ Example: \\boxed{{ls /}}"""
 
 class FileSystemHunt(EvolvableEnv):
     domain = "tool_use"
+    max_complexity = 75  # distinct file sizes run out at level 120
     complexity_params = {"parts": (2, 6), "dirs": (4, 30), "files_per_dir": (3, 7), "spare_turns": (6, 3)}
     param_variance = {"dirs": 3, "files_per_dir": 1}
     example_command = "ls /"
 
     def _new_episode(self) -> str:
         rng, p = self.rng, self.params
-        random = rng.random  # int(random() * k) draws like randrange(k), several times cheaper
+        random = rng.random
         self.dirs = ["/"]  # in creation order
         self.subdirs: dict[str, list[str]] = {"/": []}
         while len(self.dirs) <= p["dirs"]:
@@ -154,7 +155,7 @@ class FileSystemHunt(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The passphrase was {''.join(self.parts)}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         for k, path in enumerate(self.clue_paths):
             if k not in self.read:
                 if self.clue_dirs[k] not in self.listed:

@@ -40,13 +40,14 @@ def hhmm(minute: int) -> str:
 
 class FlightBooking(EvolvableEnv):
     domain = "tool_use"
+    max_complexity = 60  # distinct flight numbers run out from level 88 on (reset never ends)
     complexity_params = {"legs": (1, 4), "flights": (4, 10), "rules": (1, 5), "spare_turns": (3, 2)}
     param_variance = {"flights": 1}
     example_command = "search LIS MAD 2024-07-02"
 
     def _new_episode(self) -> str:
         p = self.params
-        draw = self.rng.random  # int(draw() * n) is uniform over range(n), and several times cheaper than randrange
+        draw = self.rng.random
         self.rules = RULES[: p["rules"]]
         self.party = 2 + int(draw() * 4)  # 2 to 5 travellers
         self.latest = (18 + int(draw() * 4)) * 60  # 18:00 to 21:00
@@ -157,7 +158,7 @@ class FlightBooking(EvolvableEnv):
     def _reveal(self) -> str:
         return "The right flights were " + ", ".join(self.best) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         for leg, best in enumerate(self.best):
             if leg not in self.searched:
                 return "\\boxed{search %s %s %s}" % self.legs[leg]

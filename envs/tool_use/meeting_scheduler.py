@@ -67,6 +67,7 @@ def book_commands(days: int, length: int) -> tuple[str, ...]:
 
 class MeetingScheduler(EvolvableEnv):
     domain = "tool_use"
+    max_complexity = 60  # the meeting no longer fits in a day from level 75 on
     complexity_params = {"attendees": (2, 6), "days": (1, 4), "length": (1, 3), "remote": (0, 3),
                          "busy_blocks": (2, 4), "spare_turns": (3, 2)}
     param_variance = {"length": 0.5, "busy_blocks": 1}
@@ -98,7 +99,6 @@ class MeetingScheduler(EvolvableEnv):
         return OPENING % (30 * self.length, ", ".join(self.people), day_names(days), self.people[0])
 
     def _random_busy(self) -> int:
-        # int(random() * n) draws uniformly from range(n) several times faster than randrange or choice
         busy, random = 0, self.rng.random
         for _ in range(1 + int(random() * self.params["busy_blocks"])):
             busy |= BLOCKS[int(random() * len(BLOCKS))]
@@ -152,7 +152,7 @@ class MeetingScheduler(EvolvableEnv):
     def _reveal(self) -> str:
         return f"The earliest valid slot was day {self.answer[0] + 1} at {clock(self.answer[1])}."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         for day in range(len(self.busy)):
             for name in self.people:
                 if (name, day) not in self.shown:

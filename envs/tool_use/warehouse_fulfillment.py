@@ -1,6 +1,8 @@
 """Fill a customer order from a warehouse database: look up SKUs, check bin stock, pick exact quantities, ship."""
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, distinct_draws, lose, parse_int, split_command, win
+from gymverse.env import (
+    EvolvableEnv, Feedback, InvalidAction, between, distinct_draws, lose, parse_int, pick, split_command, win,
+)
 
 MATERIALS = ["Steel", "Brass", "Black", "White", "Red", "Blue", "Green", "Oak"]
 PRODUCTS = {"Bolt": ["M6", "M8", "M10"], "Mug": ["250ml", "350ml", "500ml"], "Cable": ["1m", "2m", "5m"],
@@ -27,18 +29,9 @@ COMMANDS = (
 )
 
 
-def randint(rng, low: int, high: int) -> int:
-    """``rng.randint(low, high)`` at a fraction of its cost."""
-    return low + int(rng.random() * (high - low + 1))
-
-
-def choice(rng, items: list):
-    """``rng.choice(items)`` at a fraction of its cost."""
-    return items[int(rng.random() * len(items))]
-
-
 class WarehouseFulfillment(EvolvableEnv):
     domain = "tool_use"
+    max_complexity = 75  # bin labels run out from level 90 on
     complexity_params = {"lines": (1, 4), "bins": (1, 3), "distractors": (1, 4), "quarantine": (0.0, 0.8),
                          "spare_turns": (4, 2)}
     param_variance = {"bins": 0.5, "distractors": 1}
@@ -64,15 +57,15 @@ class WarehouseFulfillment(EvolvableEnv):
             self.catalog[sku] = (name, True)
             if ordered:
                 count = max(1, p["bins"])
-                units = self._split(randint(rng, 3, 6) * count, count)
-                qty = self.order[sku] = sum(units) - randint(rng, 0, 2)
+                units = self._split(between(rng, 3, 6) * count, count)
+                qty = self.order[sku] = sum(units) - between(rng, 0, 2)
                 self.lines.append((name, sku))
                 self.bins[sku] = {next(labels): [n, False] for n in units}
                 if rng.random() < p["quarantine"]:
-                    self.bins[sku][next(labels)] = [qty + randint(rng, 2, 9), True]
+                    self.bins[sku][next(labels)] = [qty + between(rng, 2, 9), True]
             else:
-                count = randint(rng, 1, 2)
-                self.bins[sku] = {next(labels): [n, False] for n in self._split(randint(rng, 2, 20), count)}
+                count = between(rng, 1, 2)
+                self.bins[sku] = {next(labels): [n, False] for n in self._split(between(rng, 2, 20), count)}
             if ordered or rng.random() < 0.5:  # an old SKU of the same name: it cannot be picked
                 self.catalog[skus[2 * i + 1]] = (name, False)
         self.skus = sorted(self.catalog)
@@ -90,7 +83,7 @@ class WarehouseFulfillment(EvolvableEnv):
         if count == 1 or total <= count:
             return [total]
         if count == 2:
-            cut = randint(self.rng, 1, total - 1)
+            cut = between(self.rng, 1, total - 1)
             return [cut, total - cut]
         cuts = sorted(distinct_draws(self.rng, range(1, total), count - 1))
         return [b - a for a, b in zip([0] + cuts, cuts + [total])]
@@ -160,7 +153,7 @@ class WarehouseFulfillment(EvolvableEnv):
     def _reveal(self) -> str:
         return "The order needed " + ", ".join(f"{sku} x{n}" for sku, n in sorted(self.order.items())) + "."
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         for sku, held in sorted(self.cart.items()):
             if held > self.order.get(sku, 0):
                 return "\\boxed{return %s %d}" % (sku, held - self.order.get(sku, 0))
@@ -176,14 +169,14 @@ class WarehouseFulfillment(EvolvableEnv):
         return "\\boxed{ship}"
 
     def random_action(self, rng) -> str:
-        roll, sku = rng.random(), choice(rng, self.skus)
+        roll, sku = rng.random(), pick(rng, self.skus)
         if roll < 0.08:
             return "\\boxed{ship}"
         if roll < 0.3:
-            return "\\boxed{find %s}" % choice(rng, NAME_WORDS[self.catalog[sku][0]])
+            return "\\boxed{find %s}" % pick(rng, NAME_WORDS[self.catalog[sku][0]])
         if roll < 0.5:
             return "\\boxed{stock %s}" % sku
         if roll < 0.6 and self.cart:
-            return "\\boxed{return %s 1}" % choice(rng, list(self.cart))
+            return "\\boxed{return %s 1}" % pick(rng, list(self.cart))
         bins = list(self.bins.get(sku, ())) or ["A-01"]
-        return "\\boxed{pick %s %s %d}" % (sku, choice(rng, bins), randint(rng, 1, 4))
+        return "\\boxed{pick %s %s %d}" % (sku, pick(rng, bins), between(rng, 1, 4))

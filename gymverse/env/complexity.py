@@ -13,7 +13,9 @@ from typing import Mapping
 ParamSpec = Mapping[str, tuple[float, float]]
 
 
-def validate_complexity(level: object) -> int:
+def validate_complexity(level: object, highest: int | None = None, game: str = "this game") -> int:
+    """``level`` as an integer complexity, or a ValueError; ``highest`` (when the game declares one) is the
+    highest complexity allowed, and the error names it."""
     if isinstance(level, bool) or not isinstance(level, int):
         if isinstance(level, float) and level.is_integer():
             level = int(level)
@@ -21,6 +23,8 @@ def validate_complexity(level: object) -> int:
             raise ValueError(f"complexity must be an integer >= 1, got {level!r}")
     if level < 1:
         raise ValueError(f"complexity must be an integer >= 1, got {level}")
+    if highest is not None and level > highest:
+        raise ValueError(f"complexity {level} is above {game}'s highest complexity, {highest}")
     return level
 
 
@@ -54,6 +58,33 @@ def draw_params(lines: list[ParamLine], rng: random.Random | None = None) -> dic
             value = round(value)
         params[name] = value if value > 0 else 0
     return params
+
+
+def param_ranges(spec: ParamSpec, highest: int) -> dict[str, tuple[int | float, int | float]]:
+    """``{name: (low, high)}``: every value a parameter takes on its noise-free line from level 1 to ``highest``
+    (never below zero, as drawn), the values a caller may choose for an episode."""
+    ranges = {}
+    for name, (first, tenth) in spec.items():
+        integer = isinstance(first, int) and isinstance(tenth, int)
+        ends = [max(0, round(v)) if integer else max(0.0, float(v)) for v in (first, line_value(first, tenth, highest))]
+        ranges[name] = (min(ends), max(ends))
+    return ranges
+
+
+def check_params(values: Mapping[str, object], ranges: Mapping[str, tuple[float, float]], game: str) -> dict:
+    """``values`` if every name is a parameter of ``ranges`` and every value lies in its range
+    (an integer where the range is of integers), else a ValueError that says which and what is allowed."""
+    for name, value in values.items():
+        if name not in ranges:
+            raise ValueError(f"{game} has no parameter {name!r}; its parameters are {sorted(ranges)}")
+        low, high = ranges[name]
+        integer = isinstance(low, int) and isinstance(high, int)
+        if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
+            kind = "an integer" if integer else "a number"
+            raise ValueError(f"{game}'s parameter {name!r} must be {kind} in [{low}, {high}], got {value!r}")
+        if not low <= value <= high:
+            raise ValueError(f"{game}'s parameter {name!r} must lie in [{low}, {high}], got {value}")
+    return dict(values)
 
 
 def sample_params(

@@ -1,25 +1,26 @@
 """``EvolvableEnv``: the base every gymverse game builds on.
 
-A game subclass declares its complexity parameters and implements three hooks:
+A game subclass declares its complexity parameters and the highest complexity it plays correctly and
+fast at (``max_complexity``), and implements three hooks:
 
 * ``_new_episode()`` builds an instance from ``self.params`` using ``self.rng`` and returns
   the opening observation (rules, legal commands, an example);
 * ``_play(command)`` applies one parsed command and returns a :class:`Feedback`
   (raise :class:`InvalidAction` for a command that breaks the syntax or is out of range);
-* ``oracle_action()`` returns a correct next reply, boxed, from the current state.
+* ``_solve()`` returns a correct next reply, boxed, from the current state.
 
-The base does everything else: seeding, complexity, parsing ``\\boxed{...}``, the turn
-limit, rewards for malformed replies and ``info["success"]`` on the last step.
+The base does everything else: seeding, complexity and its limit, parameters chosen by a caller,
+parsing ``\\boxed{...}``, the turn limit (from ``self.budget`` when the game sets one), rewards for
+malformed replies, ``info["success"]`` on the last step, and no solver move once the episode is over.
 """
 
 import random
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 import gem
 
-from gymverse.curriculum import ThresholdCurriculum
-from gymverse.env.complexity import ParamLine, draw_params, param_lines, validate_complexity
+from gymverse.env.complexity import ParamLine, check_params, draw_params, param_lines, param_ranges, validate_complexity
 from gymverse.env.parsing import InvalidAction, extract_boxed
 
 FORMAT_HINT = "Reply with exactly one command inside \\boxed{...}, for example \\boxed{%s}."
@@ -42,14 +43,21 @@ def lose(text: str) -> Feedback:
 
 
 class ComplexityKnob:
-    """A complexity that changes at the next ``reset``, never in the running episode."""
+    """A complexity that changes at the next ``reset``, never in the running episode.
+
+    ``max_complexity``, where a game declares it, is the highest complexity it accepts; ``None``
+    (third-party games that declare nothing) accepts any.
+    """
 
     _complexity: int
     _next_complexity: int
+    max_complexity: ClassVar[int | None] = None
 
     def set_complexity(self, complexity: int) -> None:
-        """Use ``complexity`` from the next ``reset`` on; the running episode is unchanged."""
-        self._next_complexity = validate_complexity(complexity)
+        """Use ``complexity`` from the next ``reset`` on; the running episode is unchanged.
+
+        Raises ValueError for anything but an integer from 1 to ``max_complexity``."""
+        self._next_complexity = validate_complexity(complexity, self.max_complexity, type(self).__name__)
 
     def get_complexity(self) -> int:
         """The complexity the next episode will use."""
@@ -62,6 +70,25 @@ class ComplexityKnob:
 
 
 class EvolvableEnv(ComplexityKnob, gem.Env):
+    """A complexity-controlled text game on GEM's ``Env``.
+
+    Contract, beyond GEM's ``reset``/``step``:
+
+    * ``set_complexity(c)`` / ``get_complexity()``: ``c`` takes effect at the next ``reset``. A built-in game
+      declares ``max_complexity`` (at least 20), the highest complexity it plays correctly and fast at;
+      ``set_complexity`` or the constructor above it raise a ValueError naming the limit.
+    * ``set_params(values)``: start the following episodes with given parameter values instead of drawn ones
+      (for example a generated task: ``{"towns": 12}``), each within :meth:`param_ranges`, the values the
+      game's parameters take from level 1 to its highest complexity, so its solver still wins. Parameters not
+      given are drawn as usual at the episode's complexity. It takes effect at the next ``reset`` and holds
+      until changed; ``set_params({})`` goes back to drawing every parameter. A name the game does not
+      have, or a value outside its range (or not an integer where the range is of integers), raises a
+      ValueError saying what is allowed.
+    * ``oracle_action()``: a correct next reply from the current state, boxed; ``None`` once the episode is over.
+    * ``random_action(rng)``: a random well-formed reply, drawn from ``rng`` (never the game's own ``self.rng``).
+    * ``evolve(success_rate, ...)``: GymVerse's threshold curriculum, for GymVerse code (see :meth:`evolve`).
+    """
+
     domain: ClassVar[str] = "misc"
     complexity_params: ClassVar[dict[str, tuple[float, float]]] = {}
     param_variance: ClassVar[dict[str, float]] = {}
@@ -76,21 +103,27 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         seed: int | None = None,
         **_: Any,
     ) -> None:
-        self._complexity = validate_complexity(complexity)
+        self._complexity = validate_complexity(complexity, self.max_complexity, type(self).__name__)
         self._next_complexity = self._complexity
         self.enable_param_randomization = enable_param_randomization
         self._max_turns_override = max_turns
         self.max_turns = max_turns or 30
         self.rng = random.Random(seed)
         self.params: dict[str, Any] = {}
+        self._chosen_params: dict[str, Any] = {}  # set_params's values, used at every reset
+        self.budget: int | None = None  # the moves the game's rules allow this episode, when it counts them
         self.turn = 0
         self.done = True
-        self._evolver: ThresholdCurriculum | None = None
+        self.evolver: Any = None  # the controller behind evolve(), made by its first call
         # The parameters' lines depend on the level only, so they are worked out once per level.
         self._lines: list[ParamLine] = []
         self._lines_level = 0
 
     # -- complexity ---------------------------------------------------------------------------
+    # GymVerse's ``evolve`` is a curriculum rule, and the contract imports nothing from the layers above it:
+    # ``gymverse.curriculum`` puts the rule here when it is imported, which ``import gymverse`` does.
+    evolve_rule: ClassVar[Callable[..., int] | None] = None
+
     def evolve(
         self,
         step_success_rate: float,
@@ -101,17 +134,22 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         max_complexity: int = 10,
         min_complexity: int = 1,
     ) -> int:
-        """GymVerse's ``evolve``: feed one step's success rate to a threshold curriculum."""
-        settings = dict(
-            up_threshold=up_threshold, down_threshold=down_threshold, up_steps=up_steps,
+        """GymVerse's ``evolve``: feed one step's success rate to a threshold curriculum (capped at the game's
+        ``max_complexity``) and use the complexity it returns from the next ``reset`` on."""
+        return type(self).evolve_rule(
+            self, step_success_rate, up_threshold=up_threshold, down_threshold=down_threshold, up_steps=up_steps,
             down_steps=down_steps, max_complexity=max_complexity, min_complexity=min_complexity,
         )
-        if self._evolver is None or any(getattr(self._evolver, k) != v for k, v in settings.items()):
-            start = min(max(self._next_complexity, min_complexity), max_complexity)
-            self._evolver = ThresholdCurriculum(start=start, **settings)
-        level = self._evolver.update("self", step_success_rate)
-        self.set_complexity(level)
-        return level
+
+    @classmethod
+    def param_ranges(cls) -> dict[str, tuple[int | float, int | float]]:
+        """``{name: (low, high)}``: the values :meth:`set_params` accepts, those each parameter takes from level 1
+        to the game's highest complexity (level 20 for a game that declares none)."""
+        return param_ranges(cls.complexity_params, cls.max_complexity or 20)
+
+    def set_params(self, values: Mapping[str, int | float]) -> None:
+        """Start every episode from the next ``reset`` on with these parameter values (see the class docstring)."""
+        self._chosen_params = check_params(values, self.param_ranges(), type(self).__name__)
 
     # -- episode ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> tuple[str, dict[str, Any]]:
@@ -122,6 +160,8 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
             self._lines = param_lines(self.complexity_params, self.param_variance, self._complexity)
             self._lines_level = self._complexity
         self.params = draw_params(self._lines, self.rng if self.enable_param_randomization else None)
+        if self._chosen_params:
+            self.params.update(self._chosen_params)
         self.turn = 0
         self.done = False
         observation = self._new_episode()
@@ -176,12 +216,19 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
     def _play(self, command: str) -> Feedback:
         raise NotImplementedError
 
-    def oracle_action(self) -> str:
+    def _solve(self) -> str:
         raise NotImplementedError
 
+    def oracle_action(self) -> str | None:
+        """The solver's next reply, boxed; None once the episode is over (there is no next move)."""
+        return None if self.done else self._solve()
+
+    extra_turns: ClassVar[int] = 3
+
     def turn_limit(self) -> int:
-        """Turns allowed this episode; games scale it with their parameters."""
-        return 30
+        """Turns allowed this episode: the game's ``budget`` of moves, when it sets one in ``_new_episode``,
+        plus ``extra_turns`` for replies that break the syntax; 30 otherwise. Games may count it their own way."""
+        return 30 if self.budget is None else self.budget + self.extra_turns
 
     def status(self) -> str:
         """A short line about the current state, shown after each observation."""

@@ -61,26 +61,45 @@ def extract_boxed(text: Any) -> str | None:
     return text[last[0] : last[1]].strip()
 
 
-def command_cache(parse: Callable[..., T]) -> Callable[..., T]:
-    """Cache ``parse(command, *args)``: agents send the same few commands over and over.
+class CommandTable(dict):
+    """Parsed commands by spelling: ``table[command]`` is ``parse(command, *args)``, kept after the first time.
 
-    Only short commands are kept (a flood of long, distinct replies must not grow memory), and a command
-    that raises :class:`InvalidAction` is parsed again each time, so its message never goes stale.
+    Agents send the same few commands over and over, so a game reads its commands through one of these:
+    a repeat costs one dict lookup. Only short commands are kept, and the table starts afresh when full (a
+    flood of distinct replies cannot grow memory); a command that raises :class:`InvalidAction` is parsed
+    again each time, so its message never goes stale.
     """
-    cached = functools.lru_cache(maxsize=4096)(parse)
 
-    @functools.wraps(parse)
-    def parse_command(command: str, *args: Any) -> T:
-        return cached(command, *args) if len(command) <= 64 else parse(command, *args)
+    __slots__ = ("parse", "args")
+    KEPT_LENGTH, SIZE = 64, 4096
 
-    return parse_command
+    def __init__(self, parse: Callable[..., T], *args: Any) -> None:
+        super().__init__()
+        self.parse, self.args = parse, args
+
+    def __missing__(self, command: str) -> T:
+        parsed = self.parse(command, *self.args)
+        if len(command) <= self.KEPT_LENGTH:
+            if len(self) >= self.SIZE:
+                self.clear()
+            self[command] = parsed
+        return parsed
 
 
-@command_cache
-def split_command(command: str) -> tuple[str, tuple[str, ...]]:
-    """``"Move 3 4"`` -> ``("move", ("3", "4"))``; commas count as spaces."""
+@functools.lru_cache(maxsize=256)
+def command_table(parse: Callable[..., T], *args: Any) -> CommandTable:
+    """The :class:`CommandTable` of ``parse`` for these ``args`` (a board size, a count), shared by every
+    episode that has them; call it in ``_new_episode``, read ``table[command]`` in ``_play``."""
+    return CommandTable(parse, *args)
+
+
+def _split(command: str) -> tuple[str, tuple[str, ...]]:
     verb, *args = command.replace(",", " ").split() or [""]
     return verb.lower(), tuple(args)
+
+
+# "Move 3 4" -> ("move", ("3", "4")); commas count as spaces. A table's lookup itself, with no call around it.
+split_command: Callable[[str], tuple[str, tuple[str, ...]]] = CommandTable(_split).__getitem__
 
 
 def parse_int(text: str, low: int, high: int, what: str = "number") -> int:

@@ -240,6 +240,12 @@ def register_plugins() -> RegistrationReport:
     return report
 
 
+def highest_complexity(env_id: str) -> int | None:
+    """The highest complexity the game behind ``env_id`` declares (``max_complexity``), or None where it declares
+    none (third-party games): what a curriculum takes as that environment's ceiling."""
+    return getattr(env_class(env_id), "max_complexity", None)
+
+
 def registered_ids(namespace: str | None = None) -> list[str]:
     return sorted(i for i in ENV_REGISTRY if namespace is None or i.split(":")[0] == namespace)
 

@@ -69,8 +69,9 @@ def plot_training_curves(run_dir: str | Path, path: str | Path | None = None, wi
 
 def print_summary(files: RunFiles, env_ids: list[str]) -> None:
     """A table of evaluation success before and after training, and each environment's complexity."""
-    from rich.console import Console
     from rich.table import Table
+
+    from gymverse.console import console
 
     evals = files.read("eval_env_metrics.jsonl")
     metrics = files.read("actor_env_metrics.jsonl")
@@ -86,4 +87,4 @@ def print_summary(files: RunFiles, env_ids: list[str]) -> None:
         for level in sorted({r["complexity"] for r in evals if r["env_id"] == env_id}):
             at = {r["step"]: r["accuracy"] for r in evals if r["env_id"] == env_id and r["complexity"] == level}
             table.add_row(env_id, str(level), f"{at.get(first, 0):.2f}", f"{at.get(last, 0):.2f}", course)
-    Console().print(table)
+    console.print(table)
