@@ -151,6 +151,8 @@ class FlagsStandIn(RunConfig):
 
     group_rank: int = 0
     ignore_no_eos: bool = False
+    resume_dir: str = ""
+    resume_tag: str | None = None
     algo: str = "DPO"
     oracle: str = "pairrm"
     prompt_data: str = "lkevinzc/tldr-with-sft-reference"
@@ -218,6 +220,13 @@ def test_actor_ids_are_unique_across_groups():
     ids = [global_actor_id(FlagsStandIn(**{**vars(args), "group_rank": group}), local)
            for group in range(3) for local in range(2)]  # 2 actor GPUs per group
     assert ids == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_resume_without_the_run_state_is_refused_before_launch(tmp_path):
+    (tmp_path / "checkpoints" / "step_00004").mkdir(parents=True)
+    (tmp_path / "checkpoints" / "latest").write_text("step_00004")
+    with pytest.raises(BadInput, match="no run_state.json beside the checkpoint"):
+        prepared(resume_dir=str(tmp_path / "checkpoints"))
 
 
 def test_prepare_args_draws_the_random_seed_once_for_all_processes():

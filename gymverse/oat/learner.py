@@ -62,8 +62,9 @@ class Learner(PPOLearner):
         self.step_offset = 0  # steps of the run before this process started (a resumed run)
         if args.resume_dir:
             self.continue_run(resume_point(args.resume_dir, args.resume_tag))
-        self.run_files = RunFiles(self.save_path)
+        self.run_files = None
         if self.strategy.is_rank_0():
+            self.run_files = RunFiles(self.save_path)
             config = json.dumps(vars(args), indent=1, default=str)  # algo is an enum by now
             (Path(self.save_path) / "config.json").write_text(config)
         self.share_levels(self.curriculum.levels() if self.strategy.is_rank_0() else None)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from gymverse.errors import BadInput
+from gymverse.run.checkpoints import resume_point
 from gymverse.run.config import eval_env_ids, train_env_ids, validate_run_config
 
 MC_CRITICS = ("drgrpo", "grpo")
@@ -37,6 +38,8 @@ def prepare_args(args, now_ns: Callable[[], int] = time.time_ns, visible_gpus: s
         )
     check_gpus(args, os.environ.get("CUDA_VISIBLE_DEVICES") if visible_gpus is None else visible_gpus)
     size_rollout(args)
+    if args.resume_dir:
+        resume_point(args.resume_dir, args.resume_tag)  # refuses a checkpoint without its run state, before launch
     args.algo = "PPO"
     args.oracle = ""
     args.prompt_data = ""
