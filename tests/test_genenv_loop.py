@@ -200,3 +200,22 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), folder
     assert (run / "data" / "train_epoch_002.parquet").read_bytes() == \
         (straight / "data" / "train_epoch_002.parquet").read_bytes()
+
+
+def test_the_curriculum_writer_raises_complexity_while_a_scripted_agent_always_wins(tmp_path):
+    argv = games_argv("oracle", "curriculum", tmp_path, "--curriculum", "alpha", "--steps_per_epoch", "4")
+    assert genenv_main(argv) == 0
+    metrics = RunFiles(tmp_path / "t").read("genenv_metrics.jsonl")
+    assert [r["complexities"] for r in metrics] == [
+        {"gymverse:GridCourier": [c, c], "gymverse:MailSorter": [c, c]} for c in (1, 2, 3, 3)]  # up to --max_difficulty
+    assert all(r["agent_success"] == 1.0 and r["mean_p"] == 1.0 for r in metrics)
+
+
+def test_genenv_enable_false_trains_the_agent_on_the_dataset_alone(micro_model, toy_data, tmp_path):
+    assert genenv_main(dataset_argv(micro_model, toy_data, tmp_path, "genenv.enable=False",
+                                    "trainer.total_epochs=1")) == 0
+    run = tmp_path / "t"
+    metrics = RunFiles(run).read("genenv_metrics.jsonl")
+    assert len(metrics) == 3 and not any("mean_r_env" in r for r in metrics)
+    assert not (run / "generated_tasks.jsonl").exists() and not (run / "env_policy").exists()
+    assert pq.read_table(run / "data" / "train_epoch_001.parquet").to_pylist() == toy_rows(12)

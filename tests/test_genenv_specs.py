@@ -3,11 +3,12 @@
 import json
 import random
 
+import gem
 import pytest
 import torch
 
 import gymverse  # noqa: F401  (registers the games)
-from gymverse.genenv.attempts import play_specs
+from gymverse.genenv.attempts import play_specs, start_with
 from gymverse.genenv.config import GenEnvArgs
 from gymverse.genenv.prompts import UniformSpecs, game_prompt, spec_text, warm_start_pairs
 from gymverse.genenv.rewards import env_reward_fn
@@ -25,10 +26,12 @@ def infos():
     return {game: game_info(game, cap=10) for game in GAMES}
 
 
-def test_a_valid_spec_reads(infos):
-    text = 'Sure! ```json\n{"game": "MailSorter", "complexity": 4, "seed": 7}\n```'
+def test_a_valid_spec_reads_with_its_declared_parameters(infos):
+    (name, (low, high)), *_ = infos["gymverse:MailSorter"].ranges.items()
+    text = f'Sure! ```json\n{{"game": "MailSorter", "complexity": 4, "params": {{"{name}": {high}}}, "seed": 7}}\n```'
     check = read_spec(text, infos)
-    assert check.reason is None and check.spec == GameSpec("gymverse:MailSorter", 4, {}, 7)
+    assert check.reason is None
+    assert check.spec == GameSpec("gymverse:MailSorter", 4, {name: high}, 7)
     assert infos["gymverse:MailSorter"].highest == 10  # the run's --max_difficulty caps the game's own 20+
 
 
@@ -43,15 +46,19 @@ def test_a_valid_spec_reads(infos):
     ('{"game": "GridCourier", "complexity": 2, "seed": -4}', "seed -4"),
     ('{"game": "GridCourier", "complexity": 2, "params": {"colour": 3}}', "colour"),
     ('{"game": "GridCourier", "complexity": 2, "params": [1, 2]}', "not a JSON object"),
+    ('{"game": "GridCourier", "complexity": 2, "params": {"%s": 10000}}', "10000"),
+    ('{"game": "GridCourier", "complexity": 2, "params": {"%s": "big"}}', "big"),
     ('["GridCourier", 2]', "no JSON object"),
 ])
 def test_invalid_specs_say_why(infos, text, reason):
-    check = read_spec(text, infos)
+    first_param = next(iter(infos["gymverse:GridCourier"].ranges))
+    check = read_spec(text.replace("%s", first_param), infos)
     assert check.spec is None and reason in check.reason
 
 
-def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity(infos):
-    specs = [GameSpec("gymverse:MailSorter", 3, {}, 11), GameSpec("gymverse:GridCourier", 2, {}, 5),
+def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity_and_parameters(infos):
+    (name, (low, high)), *_ = infos["gymverse:MailSorter"].ranges.items()
+    specs = [GameSpec("gymverse:MailSorter", 3, {name: high}, 11), GameSpec("gymverse:GridCourier", 2, {}, 5),
              GameSpec("gymverse:MailSorter", 1, {}, 12)]
     played = play_specs(load_policy("epsilon:0.5", seed=0), specs, 3, "no")
     assert [len(episodes) for episodes in played] == [3, 3, 3]
@@ -60,6 +67,10 @@ def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity(infos):
         assert len({e.turns[0].prompt for e in episodes}) == 1  # the same instance every time
     oracle = play_specs(load_policy("oracle"), specs, 2, "no")
     assert all(e.success for episodes in oracle for e in episodes)  # a valid spec is solvable
+    game = gem.make("gymverse:MailSorter")
+    start_with(game.unwrapped, specs[0])
+    game.reset(seed=11)
+    assert game.unwrapped.params[name] == high and game.unwrapped.complexity == 3
 
 
 def test_uniform_specs_and_warm_start_pairs_are_valid(infos):

@@ -34,7 +34,8 @@ class GenEnvArgs(TrainArgs):
     """games: agent steps per epoch."""
 
     env_model: str = "tiny"
-    """Environment policy: a policy spec (tiny, a Hugging Face folder, vllm:PATH, openai:URL#MODEL)."""
+    """Environment policy: a policy spec (tiny, a Hugging Face folder, vllm:PATH, openai:URL#MODEL); games also take
+    uniform (uniformly random valid specs) and curriculum (each game at the complexity --curriculum gives it)."""
     env_train: bool = True
     """Train the environment policy with R_env (endpoints are always prompted only: GenEnv's released behaviour)."""
     env_prompt_template: Literal["chat", "no"] = "chat"
@@ -46,7 +47,7 @@ class GenEnvArgs(TrainArgs):
     env_generate_max_length: int = 96
     """Longest reply of the environment policy, in tokens."""
     env_sft_episodes: int = -1
-    """games: warm-start the environment policy on this many uniformly random valid specs (-1: 400 for tiny, else 0)."""
+    """games: warm-start the environment policy on this many uniformly random valid specs (-1: 800 for tiny, else 0)."""
 
     env_reward: Literal["gaussian", "learnability", "uncertainty"] = "gaussian"
     """gaussian: GenEnv's exp(-beta (p - alpha)^2); learnability: 1 - p for 0 < p < 1 (Absolute Zero); uncertainty: 1 - 2|p - 0.5| (R-Zero)."""

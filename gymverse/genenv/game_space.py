@@ -13,11 +13,12 @@ from collections import defaultdict
 from typing import Any
 
 from gymverse.genenv.attempts import play_specs, success_rate
-from gymverse.genenv.prompts import UNIFORM, UniformSpecs, game_prompt, spec_text
+from gymverse.genenv.prompts import CURRICULUM, UNIFORM, CurriculumSpecs, UniformSpecs, game_prompt, spec_text
 from gymverse.genenv.scoring import WrittenTask, task_record
 from gymverse.genenv.sides import Side
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
-from gymverse.run.config import train_env_ids, wrappers_spec
+from gymverse.curriculum import make_curriculum
+from gymverse.run.config import curriculum_params, train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable
 from gymverse.run.plan import derive_seed, step_samples
 
@@ -29,7 +30,8 @@ class GameSpace:
         self.infos = {game: game_info(game, args.max_difficulty) for game in self.games}
         self.table = EnvTable(self.games)
         self.success: dict[str, dict[int, float]] = {game: {} for game in self.games}  # latest p per complexity
-        self.pending: list[WrittenTask] = []  # --alternate epoch: tasks waiting for the epoch's update
+        self.curriculum = make_curriculum(args.curriculum, **curriculum_params(args)) \
+            if args.env_model == CURRICULUM else None
 
     def total_steps(self) -> int:
         return self.args.total_epochs * self.args.steps_per_epoch
@@ -46,8 +48,10 @@ class GameSpace:
         games = [self.games[((step - 1) * args.env_prompts_per_step + k) % len(self.games)]
                  for k in range(args.env_prompts_per_step)]
         contents = [game_prompt(game, self.infos[game], self.success[game]) for game in games]
-        if args.env_model == UNIFORM or not args.genenv_enable:
-            env = Side("uniform", UniformSpecs(self.infos, derive_seed(self.seed, step, 11)))
+        if self.curriculum is not None:
+            env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
+        elif args.env_model == UNIFORM or not args.genenv_enable:
+            env = Side(UNIFORM, UniformSpecs(self.infos, derive_seed(self.seed, step, 11)))
         prompts, generations = env.write(contents, args.num_generations_per_prompt)
         tasks = []
         for i, (prompt, generation) in enumerate(zip(prompts, generations)):
@@ -63,14 +67,20 @@ class GameSpace:
         """Play every valid task ``--attempts`` times; set each one's ``p``; all the episodes."""
         args = self.args
         valid = [t for t in tasks if t.valid]
+        max_model_len = args.max_model_len if agent.tokenizer is not None else None  # scripted agents have no tokens
         played = play_specs(agent.policy, [t.task for t in valid], args.attempts, args.prompt_template,
-                            wrappers_spec(args.wrappers), agent.tokenizer, args.max_model_len) if valid else []
+                            wrappers_spec(args.wrappers), agent.tokenizer, max_model_len) if valid else []
         by_level: dict[tuple[str, int], list[float]] = defaultdict(list)
         for task, episodes in zip(valid, played):
             task.p = success_rate(episodes)
             by_level[(task.task.game, task.task.complexity)].append(task.p)
         for (game, complexity), rates in by_level.items():
             self.success[game][complexity] = sum(rates) / len(rates)
+        if self.curriculum is not None:
+            for game in self.games:
+                wins = [e.success for t, episodes in zip(valid, played) if t.task.game == game for e in episodes]
+                if wins:
+                    self.curriculum.update(game, sum(wins) / len(wins), len(wins))
         return [e for episodes in played for e in episodes]
 
     def agent_batch(self, episodes: list[Any], step: int) -> tuple[list[Any], list[float]]:
@@ -98,7 +108,9 @@ class GameSpace:
         return task_record(step, task, spec_text(task.task) if task.valid else None)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"success": self.success, "pending": self.pending}
+        return {"success": self.success, "curriculum": self.curriculum.state_dict() if self.curriculum else {}}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.success, self.pending = state["success"], state["pending"]
+        self.success = state["success"]
+        if self.curriculum is not None:
+            self.curriculum.load_state_dict(state["curriculum"])

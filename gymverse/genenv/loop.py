@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from gymverse.genenv.config import GenEnvArgs
-from gymverse.genenv.prompts import UNIFORM, warm_start_pairs
+from gymverse.genenv.prompts import CURRICULUM, UNIFORM, warm_start_pairs
 from gymverse.genenv.rewards import env_reward_fn
 from gymverse.genenv.scoring import WrittenTask, group_advantages, score, summary
 from gymverse.genenv.sides import Side, env_settings, load_side, prompt_text
@@ -39,7 +39,7 @@ from gymverse.train.update import PolicyUpdate, prepare_torch
 
 LOGS = ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl")
 ENV_DIR = "env_policy"
-ENV_SFT_FOR_TINY = 400
+ENV_SFT_FOR_TINY = 800
 
 
 class GenEnvRun:
@@ -107,12 +107,13 @@ class GenEnvRun:
         if args.task_space == "games" and (args.pretrain == TINY or Path(args.pretrain).is_dir()):
             agent = str(warm_start(args, resolve_pretrain(args.pretrain), self.run_dir / "sft_model", self.seed,
                                    args.device, self.progress))
-        if not args.genenv_enable or (args.task_space == "games" and args.env_model == UNIFORM):
+        if not args.genenv_enable or (args.task_space == "games" and args.env_model in (UNIFORM, CURRICULUM)):
             return agent, None
         episodes = args.env_sft_episodes if args.env_sft_episodes >= 0 else (
             ENV_SFT_FOR_TINY if args.env_model == TINY else 0)
         if args.task_space == "games" and episodes > 0:
-            return agent, str(self._warm_start_env(episodes))
+            return agent, str(warm_start_environment(args, self.space.infos, episodes, self.run_dir / "env_sft_model",
+                                                     self.seed, self.progress))
         return agent, args.env_model
 
     def _saved_model(self, side: str) -> str | None:
@@ -123,29 +124,6 @@ class GenEnvRun:
         kind, where = saved
         return str(self.run_dir / where) if kind == "checkpoint" else where
 
-    def _warm_start_env(self, count: int) -> Path:
-        """SFT of the environment model on uniformly random valid specs, saved in ``env_sft_model``."""
-        import torch
-        from transformers import AutoTokenizer
-
-        from gymverse.policy.hf import load_causal_lm
-        from gymverse.policy.tiny import resolve_pretrain
-        from gymverse.run.sft import train_on_demonstrations
-
-        args = self.args
-        path = resolve_pretrain(args.env_model)
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        model = load_causal_lm(path, torch.float32, args.device)
-        pairs = [(prompt_text(args.env_prompt_template, content, tokenizer), spec) for content, spec in
-                 warm_start_pairs(self.space.infos, count, derive_seed(self.seed, 22))]
-        result = train_on_demonstrations(model, tokenizer, pairs, args.sft_epochs, args.sft_batch_size,
-                                         args.sft_learning_rate, seed=self.seed, progress=self.progress)
-        print(f"Environment warm start: SFT on {result.pairs} random valid specs, "
-              f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
-        out = self.run_dir / "env_sft_model"
-        model.save_pretrained(out)
-        tokenizer.save_pretrained(out)
-        return out
 
     # -- one step -------------------------------------------------------------------------------
     def train_step(self, step: int) -> dict[str, Any]:
@@ -275,6 +253,31 @@ class GenEnvRun:
         if figure is not None:
             print(f"GenEnv curves: {figure}")
         return self.run_dir
+
+
+def warm_start_environment(args: GenEnvArgs, infos: dict, count: int, out: Path, seed: int,
+                           progress: bool = True) -> Path:
+    """SFT of ``--env_model`` on ``count`` uniformly random valid specs of the games ``infos`` describes, saved to
+    ``out`` (with the agent's --sft_epochs, --sft_batch_size and --sft_learning_rate)."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from gymverse.policy.hf import load_causal_lm
+    from gymverse.policy.tiny import resolve_pretrain
+    from gymverse.run.sft import train_on_demonstrations
+
+    path = resolve_pretrain(args.env_model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = load_causal_lm(path, torch.float32, args.device)
+    pairs = [(prompt_text(args.env_prompt_template, content, tokenizer), spec)
+             for content, spec in warm_start_pairs(infos, count, derive_seed(seed, 22))]
+    result = train_on_demonstrations(model, tokenizer, pairs, args.sft_epochs, args.sft_batch_size,
+                                     args.sft_learning_rate, seed=seed, progress=progress)
+    print(f"Environment warm start: SFT on {result.pairs} random valid specs, "
+          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
 
 
 def flat_metrics(result: dict[str, Any]) -> dict[str, float]:

@@ -3,7 +3,8 @@
 Games: one prompt per game names the game, its complexity range and declared parameters, and the agent's
 latest success per complexity, and asks for a JSON spec. Datasets: the rewrite template filled with a
 boundary task and its answer. ``UniformSpecs`` (``--env_model uniform``) writes uniformly random valid
-specs: the warm start's demonstrations and the baseline a trained environment policy must beat.
+specs: the warm start's demonstrations and the baseline a trained environment policy must beat;
+``CurriculumSpecs`` (``--env_model curriculum``) writes each game at the complexity a curriculum gives it.
 """
 
 import json
@@ -15,6 +16,7 @@ from gymverse.genenv.specs import GameInfo, GameSpec
 from gymverse.policy.base import Generation
 
 UNIFORM = "uniform"
+CURRICULUM = "curriculum"
 
 
 def spec_text(spec: GameSpec, short: bool = False) -> str:
@@ -41,6 +43,11 @@ def random_spec(rng: random.Random, game: str, info: GameInfo) -> GameSpec:
     return GameSpec(game, rng.randint(1, info.highest))
 
 
+def prompt_game(prompt: str, games: Sequence[str]) -> str:
+    """The game a :func:`game_prompt` is about."""
+    return next(game for game in games if f"game: {game};" in prompt)
+
+
 class UniformSpecs:
     """A policy that answers every game prompt with a uniformly random valid spec of the prompt's game."""
 
@@ -49,11 +56,20 @@ class UniformSpecs:
         self.rng = random.Random(seed)
 
     def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
-        return [Generation(spec_text(random_spec(self.rng, self._game_of(p), self.games[self._game_of(p)])))
-                for p in prompts]
+        games = [prompt_game(p, list(self.games)) for p in prompts]
+        return [Generation(spec_text(random_spec(self.rng, game, self.games[game]))) for game in games]
 
-    def _game_of(self, prompt: str) -> str:
-        return next(game for game in self.games if f"game: {game};" in prompt)
+
+class CurriculumSpecs:
+    """A policy that answers every game prompt with a spec at the complexity ``curriculum`` gives the prompt's game
+    (``--env_model curriculum``: the ``--curriculum`` controller, e.g. GenEnv's alpha target, as a task writer)."""
+
+    def __init__(self, games: Sequence[str], curriculum: Any) -> None:
+        self.games, self.curriculum = list(games), curriculum
+
+    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
+        games = [prompt_game(p, self.games) for p in prompts]
+        return [Generation(spec_text(GameSpec(game, self.curriculum.complexity(game)))) for game in games]
 
 
 def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> list[tuple[str, str]]:

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gymverse.env import env_class
+from gymverse.env import env_class, highest_complexity
+from gymverse.env.complexity import check_params
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,11 @@ def check_spec(value: Any, games: dict[str, GameInfo]) -> SpecCheck:
     params = value.get("params", {}) or {}
     if not isinstance(params, dict):
         return SpecCheck(None, f"params {params!r} is not a JSON object")
-    unknown = sorted(set(params) - set(games[game].ranges))
-    if unknown:
-        return SpecCheck(None, f"{game} has no parameter {unknown[0]!r}; its parameters are {sorted(games[game].ranges)}")
-    return SpecCheck(GameSpec(game, complexity, dict(params), None if seed is None else _integer(seed)))
+    try:
+        checked = check_params(params, games[game].ranges, game)
+    except ValueError as error:
+        return SpecCheck(None, str(error))
+    return SpecCheck(GameSpec(game, complexity, checked, None if seed is None else _integer(seed)))
 
 
 def read_spec(text: str, games: dict[str, GameInfo]) -> SpecCheck:
@@ -119,6 +121,6 @@ def game_info(game: str, cap: int) -> GameInfo:
     """A registered game's highest complexity (at most ``cap``, the run's --max_difficulty) and the parameter
     ranges its ``set_params`` accepts (none for a game that has no ``set_params``)."""
     cls = env_class(game)
-    highest = min(getattr(cls, "max_complexity", None) or cap, cap)
+    highest = min(highest_complexity(game) or cap, cap)
     ranges = cls.param_ranges() if hasattr(cls, "set_params") else {}
     return GameInfo(highest, ranges)
