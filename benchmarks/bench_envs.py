@@ -5,15 +5,18 @@ calls of reset and step; the first reset is seeded and later ones are not, as in
 GEM's vector envs autoreset finished episodes with ``reset()``. Every game is timed ``--rounds`` times, the games taking turns, and its
 best round counts: other work on a shared machine only ever slows a round down, so the best round
 is the least disturbed one, for both libraries alike. Prints one row per game and the median,
-p10 and minimum per library.
+p10 and minimum per library. On a loaded machine ``--clock cpu`` counts calls per second of this process's
+own CPU time, which other processes disturb far less than the wall clock (compare two versions of the code
+that way, one run after the other).
 
-    python benchmarks/bench_envs.py [--level 3] [--seconds 0.5] [--rounds 3]
+    python benchmarks/bench_envs.py [--level 3] [--seconds 0.5] [--rounds 3] [--clock cpu]
 """
 
 import random
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 import gem
 import tyro
@@ -33,6 +36,8 @@ class Args:
     """seconds of play per game and round"""
     rounds: int = 3
     """rounds of timing; each game's best round counts"""
+    clock: Literal["wall", "cpu"] = "wall"
+    """wall: seconds as they pass; cpu: seconds of this process's CPU time (steadier on a shared machine)"""
 
 
 def random_move(env: gem.Env, rng: random.Random) -> str:
@@ -45,20 +50,20 @@ def random_move(env: gem.Env, rng: random.Random) -> str:
         return "\\boxed{%d %d %d}" % (rng.randint(0, 9), rng.randint(0, 9), rng.randint(0, 9))
 
 
-def calls_per_second(env: gem.Env, seconds: float) -> float:
+def calls_per_second(env: gem.Env, seconds: float, clock=time.perf_counter) -> float:
     """Seeded once, then reset without a seed after each episode, as GEM's vector envs autoreset."""
     rng = random.Random(0)
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
     env.reset(seed=0)
     calls = 1
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         *_, terminated, truncated, _ = env.step(random_move(env, rng))
         calls += 1
         if terminated or truncated:
             env.reset()
             calls += 1
-    return calls / (time.perf_counter() - start)
+    return calls / (clock() - start)
 
 
 def summary(rates: list[float]) -> tuple[float, float, float]:
@@ -78,12 +83,13 @@ def main(args: Args) -> None:
             continue
         kwargs = {"complexity": args.level} if env_id in ours else {}
         try:
-            rate = calls_per_second(gem.make(env_id, **kwargs), args.seconds)
+            clock = time.process_time if args.clock == "cpu" else time.perf_counter
+            rate = calls_per_second(gem.make(env_id, **kwargs), args.seconds, clock)
         except Exception as error:  # a GEM game may need data we cannot download
             skipped[env_id] = f"skipped ({type(error).__name__})"
             continue
         best[env_id] = max(best[env_id], rate)
-    table = Table(title=f"reset+step calls per second, random play at level {args.level}")
+    table = Table(title=f"reset+step calls per {args.clock} second, random play at level {args.level}")
     table.add_column("env")
     table.add_column("calls/s", justify="right")
     rates: dict[str, list[float]] = {"gymverse": [], "GEM game:*-easy": []}

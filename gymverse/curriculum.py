@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gymverse.env.core import EvolvableEnv
+from gymverse.env import EvolvableEnv, highest_complexity
 
 
 @dataclass
@@ -164,6 +164,12 @@ class RatchetCurriculum(Curriculum):
             state.successes = state.episodes = 0
             return state.complexity + 1
         return state.complexity
+
+
+def highest_complexities(env_ids: list[str]) -> dict[str, int]:
+    """Each registered game's highest complexity, for a curriculum's ``highest`` (games that declare none are
+    left out: ``max_complexity`` alone bounds them)."""
+    return {env_id: limit for env_id in env_ids if (limit := highest_complexity(env_id)) is not None}
 
 
 CURRICULA: dict[str, type[Curriculum]] = {

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import gymverse
-from gymverse.curriculum import make_curriculum
+from gymverse.curriculum import highest_complexities, make_curriculum
 from gymverse.env import (
     EvolvableEnv, Feedback, InvalidAction, command_table, distinct_draws, extract_boxed, highest_complexity, lose,
     parse_int, sample_params, split_command, win,
@@ -223,6 +223,8 @@ def test_highest_complexity_of_an_env_id():
     assert highest_complexity("gymverse:LightsOut") == LightsOut.max_complexity
     gem.register("contract-test:Countdown", Countdown)
     assert highest_complexity("contract-test:Countdown") is None
+    ids = ["gymverse:LightsOut", "contract-test:Countdown"]
+    assert highest_complexities(ids) == {"gymverse:LightsOut": LightsOut.max_complexity}
 
 
 def test_curriculum_state_from_before_the_rename_still_loads():

@@ -4,6 +4,9 @@ What is particular to one game (its own rules) is tested in ``test_envs_<domain>
 """
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import gem
 import pytest
@@ -185,3 +188,16 @@ def test_envs_command_shows_each_games_highest_complexity(capsys, monkeypatch):
     assert "highest" in out
     row = next(line for line in out.splitlines() if "gymverse:LightsOut" in line)
     assert " 75 " in row
+
+
+def test_play_is_unchanged_since_the_fingerprints_were_taken():
+    """Every game's solver and random play at levels 1 to 20 (seed 0) as fingerprinted before the base class took
+    over command parsing, draws and turn budgets. A deliberate change to a game's play renews them with
+    ``python benchmarks/transcripts.py write tests/fixtures/game_fingerprints.json --seeds 1``."""
+    root = Path(__file__).parents[1]
+    result = subprocess.run(
+        [sys.executable, "benchmarks/transcripts.py", "check", "tests/fixtures/game_fingerprints.json", "--seeds", "1"],
+        cwd=root, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "0 of 1040 episodes differ" in result.stdout
