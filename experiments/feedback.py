@@ -19,7 +19,8 @@ def feedback_study(budget: Budget) -> Study:
         claim="rich process feedback beats plain outcome feedback, which beats none",
         arms=[Arm(design, {"env_id": "|".join(f"feedback-{design}:{game}" for game in GAMES)})
               for design in FEEDBACK_DESIGNS],
-        flags={"evolve": True, "wrappers": "concat_with_action", "max_model_len": 768},
+        # An episode whose history outgrows the context is a failure to learn from, not one to drop.
+        flags={"evolve": True, "wrappers": "concat_with_action", "max_model_len": 768, "keep_generation_failed": True},
         eval_env_ids=GAMES,
         eval_levels=[1, 2, 3, 4],
         curve_levels=[1, 3],

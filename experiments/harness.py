@@ -43,8 +43,8 @@ class Budget:
     steps: int = 24  # PERPO steps
     turns: int = 32  # turns per step (--rollout_batch_size)
     num_env: int = 8
-    sft_episodes: int = 60  # solver episodes per warm-start game
-    eval_every: int = 6  # online evaluation every this many steps (the curve)
+    sft_episodes: int = 100  # solver episodes per warm-start game (60 leave the tiny model unable to write a command)
+    eval_every: int = 8  # online evaluation every this many steps (the curve)
     eval_n: int = 8  # online evaluation episodes per game and level
     instances: int = 6  # held-out sweep: instances per game and level (one attempt each)
     save_every: int = 4  # checkpoints, so a killed run loses at most this many steps
@@ -70,7 +70,6 @@ class Arm:
     name: str
     flags: dict[str, Any]  # TrainArgs fields (env_id, evolve, curriculum, train_difficulty, wrappers, ...)
     warm_env_id: str | None = None  # games of the warm start ("" none; None: the arm's env_id)
-    warm_episodes: int | None = None  # solver episodes per warm-start game (None: the budget's)
 
 
 @dataclass
@@ -149,12 +148,8 @@ def warm_path(study: Study, arm: Arm, seed: int, root: Path) -> tuple[str, Path]
     env_id = base.env_id if arm.warm_env_id is None else arm.warm_env_id
     if not env_id:
         return None
-    key = slug(f"{env_id}-{base.wrappers}-{base.prompt_template}-{warm_episodes(study, arm)}")
+    key = slug(f"{env_id}-{base.wrappers}-{base.prompt_template}-{study.budget.sft_episodes}")
     return env_id, root / study.name / "warm" / f"{key}-seed{seed}"
-
-
-def warm_episodes(study: Study, arm: Arm) -> int:
-    return study.budget.sft_episodes if arm.warm_episodes is None else arm.warm_episodes
 
 
 def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dict] | None:
@@ -172,7 +167,7 @@ def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dic
         shutil.rmtree(partial, ignore_errors=True)
         with quiet():
             sft_command(env_id=env_id, pretrain=base.pretrain, output=str(partial),
-                        episodes=warm_episodes(study, arm), difficulty="1", epochs=base.sft_epochs,
+                        episodes=study.budget.sft_episodes, difficulty="1", epochs=base.sft_epochs,
                         batch_size=base.sft_batch_size, learning_rate=base.sft_learning_rate,
                         prompt_template=base.prompt_template, wrappers=base.wrappers, seed=seed)
         partial.rename(out)
