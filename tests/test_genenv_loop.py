@@ -219,3 +219,27 @@ def test_genenv_enable_false_trains_the_agent_on_the_dataset_alone(micro_model, 
     assert len(metrics) == 3 and not any("mean_r_env" in r for r in metrics)
     assert not (run / "generated_tasks.jsonl").exists() and not (run / "env_policy").exists()
     assert pq.read_table(run / "data" / "train_epoch_001.parquet").to_pylist() == toy_rows(12)
+
+
+# -- a prompted endpoint ---------------------------------------------------------------------------
+def test_a_prompted_endpoint_writes_specs_and_earns_the_same_reward(tmp_path):
+    import math
+
+    from gymverse.testing.scripted_server import Script, ScriptedServer
+
+    script = Script.load({"model": "scripted", "rules": [
+        {"name": "courier", "when": ["game: gymverse:GridCourier;"],
+         "answers": ['Here: {"game": "GridCourier", "complexity": 2, "seed": 5}']},
+        {"name": "sorter", "when": ["game: gymverse:MailSorter;"], "answers": ["I would rather not."]},
+    ]})
+    with ScriptedServer(script) as server:
+        argv = games_argv("epsilon:0.5", f"openai:{server.url}#scripted", tmp_path, "--env_prompt_template", "no")
+        assert genenv_main(argv) == 0
+    run = tmp_path / "t"
+    tasks = RunFiles(run).read("generated_tasks.jsonl")
+    valid = [t for t in tasks if t["valid"]]
+    assert len(valid) == 4 and all(json.loads(t["task"])["game"] == "gymverse:GridCourier" for t in valid)
+    assert all(t["r_env"] == pytest.approx(math.exp(-10 * (t["p"] - 0.5) ** 2)) for t in valid)
+    assert all(t["r_env"] == -1.0 and t["reason"] == "no JSON object in the reply" for t in tasks if not t["valid"])
+    assert all(r["env_update"] == {} for r in RunFiles(run).read("genenv_metrics.jsonl"))  # prompted, not trained
+    assert not (run / "env_policy").exists() and len(script.log) == 8

@@ -137,3 +137,13 @@ def test_spec_text_round_trips(infos):
     spec = GameSpec("gymverse:GridCourier", 4, {}, 99)
     assert read_spec(spec_text(spec), infos).spec == spec
     assert json.loads(spec_text(spec, short=True))["game"] == "GridCourier"
+
+
+def test_the_environment_warm_start_fits_random_valid_specs(micro_model, infos, tmp_path, capsys):
+    from gymverse.genenv.loop import warm_start_environment
+
+    args = GenEnvArgs(env_model=str(micro_model), sft_epochs=2, sft_batch_size=8, sft_learning_rate=2e-3)
+    out = warm_start_environment(args, infos, 32, tmp_path / "env", seed=0, progress=False)
+    assert (out / "model.safetensors").is_file() and (out / "tokenizer.json").is_file()
+    first, last = map(float, capsys.readouterr().out.split("loss ")[1].split(" -> "))
+    assert last < first

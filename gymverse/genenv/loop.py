@@ -259,24 +259,15 @@ def warm_start_environment(args: GenEnvArgs, infos: dict, count: int, out: Path,
                            progress: bool = True) -> Path:
     """SFT of ``--env_model`` on ``count`` uniformly random valid specs of the games ``infos`` describes, saved to
     ``out`` (with the agent's --sft_epochs, --sft_batch_size and --sft_learning_rate)."""
-    import torch
-    from transformers import AutoTokenizer
-
-    from gymverse.policy.hf import load_causal_lm
     from gymverse.policy.tiny import resolve_pretrain
-    from gymverse.run.sft import train_on_demonstrations
+    from gymverse.run.sft import fit_and_save
 
-    path = resolve_pretrain(args.env_model)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = load_causal_lm(path, torch.float32, args.device)
-    pairs = [(prompt_text(args.env_prompt_template, content, tokenizer), spec)
-             for content, spec in warm_start_pairs(infos, count, derive_seed(seed, 22))]
-    result = train_on_demonstrations(model, tokenizer, pairs, args.sft_epochs, args.sft_batch_size,
-                                     args.sft_learning_rate, seed=seed, progress=progress)
+    pairs = warm_start_pairs(infos, count, derive_seed(seed, 22))
+    result = fit_and_save(resolve_pretrain(args.env_model), lambda tokenizer: [
+        (prompt_text(args.env_prompt_template, content, tokenizer), spec) for content, spec in pairs
+    ], args, out, seed, args.device, progress)
     print(f"Environment warm start: SFT on {result.pairs} random valid specs, "
           f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
     return Path(out)
 
 

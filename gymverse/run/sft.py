@@ -139,6 +139,19 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
         episodes = SFT_EPISODES_FOR_TINY if config.pretrain == TINY else 0
     if episodes == 0:
         return Path(pretrain)
+    levels = list(range(config.train_difficulty, config.train_difficulty + config.sft_levels))
+    result = fit_and_save(pretrain, lambda tokenizer: collect_demonstrations(
+        train_env_ids(config), episodes, levels, config.prompt_template, wrappers_spec(config.wrappers), tokenizer,
+        seed=derive_seed(seed, 7)), config, out, seed, device, progress)
+    print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
+          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
+    return Path(out)
+
+
+def fit_and_save(pretrain: Path, pairs_for: Any, config: Any, out: Path, seed: int, device: str = "cpu",
+                 progress: bool = True) -> "SFTResult":
+    """Load ``pretrain``, fit it to the ``(prompt, reply)`` pairs ``pairs_for(tokenizer)`` makes (with
+    ``--sft_epochs``, ``--sft_batch_size``, ``--sft_learning_rate``) and save model and tokenizer to ``out``."""
     import torch
     from transformers import AutoTokenizer
 
@@ -146,16 +159,11 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
 
     tokenizer = AutoTokenizer.from_pretrained(pretrain)
     model = load_causal_lm(pretrain, torch.float32, device)
-    levels = list(range(config.train_difficulty, config.train_difficulty + config.sft_levels))
-    pairs = collect_demonstrations(train_env_ids(config), episodes, levels, config.prompt_template,
-                                   wrappers_spec(config.wrappers), tokenizer, seed=derive_seed(seed, 7))
-    result = train_on_demonstrations(model, tokenizer, pairs, config.sft_epochs, config.sft_batch_size,
+    result = train_on_demonstrations(model, tokenizer, pairs_for(tokenizer), config.sft_epochs, config.sft_batch_size,
                                      config.sft_learning_rate, seed=seed, progress=progress)
-    print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
-          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
-    return Path(out)
+    return result
 
 
 def sft_command(
