@@ -23,6 +23,7 @@ setup(
     python_requires=">=3.10,<3.13",
     packages=find_packages(include=["gymverse", "gymverse.*"]) + env_packages,
     package_dir={"gymverse.envs": "envs"},
+    package_data={"gymverse.synthesis": ["prompts/*.md"]},
     install_requires=requirements("requirements.txt"),
     extras_require={"test": ["pytest>=8", "hypothesis>=6.100", "pytest-timeout>=2.3"]},
     entry_points={"console_scripts": ["gymverse=gymverse.cli:main"]},

@@ -16,17 +16,29 @@ from gymverse.evaluation.options import FLAT, EnvSelection
 from gymverse.genenv.cli import genenv_command
 from gymverse.genenv.cli import translate as translate_genenv
 from gymverse.run.sft import sft_command
+from gymverse.synthesis.command import synthesize_command
 
 
 def _say(line: str) -> None:
     console.print(line, markup=False)
 
 
-def envs() -> None:
-    """List the registered gymverse games with their highest complexity and complexity parameters."""
+def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
+    """List the registered gymverse games with their highest complexity and complexity parameters.
+
+    Args:
+        dir: Also the games of this folder of .py files; in a `gymverse synthesize` output, games that passed
+            without a reference solver are marked (unverified).
+    """
     import gymverse  # noqa: F401  (registers the games)
     from gymverse.env import env_class, highest_complexity, registered_ids
+    from gymverse.synthesis.records import unverified_games
 
+    ids = registered_ids("gymverse")
+    unverified: set[str] = set()
+    if dir is not None:
+        ids += [i for i in EnvSelection(dir=dir).resolve(log=_say) if i not in ids]
+        unverified = {f"{dir.name}:{name}" for name in unverified_games(dir)}
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
     table.add_column("domain")
@@ -34,12 +46,13 @@ def envs() -> None:
     table.add_column("parameter", overflow="fold")
     table.add_column("level 1", justify="right")
     table.add_column("level 10", justify="right")
-    for env_id in registered_ids("gymverse"):
+    for env_id in ids:
         cls = env_class(env_id)
-        params = list(cls.complexity_params.items()) or [("-", ("-", "-"))]
+        params = list(getattr(cls, "complexity_params", {}).items()) or [("-", ("-", "-"))]
+        label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
             first_row = i == 0
-            table.add_row(env_id if first_row else "", cls.domain if first_row else "",
+            table.add_row(label if first_row else "", getattr(cls, "domain", "misc") if first_row else "",
                           str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
                           end_section=i == len(params) - 1)
     console.print(table)
@@ -174,6 +187,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "eval": eval_command,
     "audit": audit_command,
     "sft": sft_command,
+    "synthesize": synthesize_command,
     "genenv": genenv_command,
     "train": train,
 }

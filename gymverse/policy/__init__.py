@@ -68,10 +68,14 @@ def load_policy(
     stop_at_box: bool = False,
     api_key: str | None = None,
     num_threads: int | None = None,
+    chat: bool = False,
+    timeout_s: float = 120.0,
 ) -> Policy:
     """The policy that ``spec`` names (see the module docstring); sampling settings apply to models.
 
     ``num_threads`` caps torch's CPU threads while a Hugging Face model samples (None: torch's default).
+    ``chat`` and ``timeout_s`` apply to ``openai:`` endpoints: the chat API instead of completions, and
+    how long one request may take.
     """
     check_policy(spec)
     kind, _, rest = spec.partition(":")
@@ -87,7 +91,7 @@ def load_policy(
 
         return OpenAICompatiblePolicy(
             base_url, model, api_key=api_key, temperature=temperature, top_p=top_p,
-            max_tokens=generate_max_length, stop_at_box=stop_at_box,
+            max_tokens=generate_max_length, stop_at_box=stop_at_box, chat=chat, timeout=timeout_s,
         )
     sampling = dict(
         temperature=temperature, top_p=top_p, max_model_len=max_model_len,

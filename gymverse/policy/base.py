@@ -11,6 +11,7 @@ class Generation:
     response_ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)  # one per response token, under the sampling policy
     truncated: bool = False  # stopped by the generation length limit before it finished
+    token_counts: tuple[int, int] | None = None  # (prompt, reply) tokens, where a server counts them without ids
 
 
 class Policy(Protocol):

@@ -47,19 +47,25 @@ class OpenAICompatiblePolicy:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             replies = list(pool.map(self._ask, prompts))
         generations = []
-        for text, finish_reason in replies:
+        for text, finish_reason, counts in replies:
             end = first_box_end(text) if stop_at_box else None
             if end is not None:
-                generations.append(Generation(text[:end]))
+                generations.append(Generation(text[:end], token_counts=counts))
             else:
-                generations.append(Generation(text, truncated=finish_reason == "length"))
+                generations.append(Generation(text, truncated=finish_reason == "length", token_counts=counts))
         return generations
 
-    def _ask(self, prompt: str) -> tuple[str, str | None]:
+    def _ask(self, prompt: str) -> tuple[str, str | None, tuple[int, int] | None]:
         settings = dict(model=self.model, temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens)
         if self.chat:
             response = self.client.chat.completions.create(messages=[{"role": "user", "content": prompt}], **settings)
             choice = response.choices[0]
-            return choice.message.content or "", choice.finish_reason
-        choice = self.client.completions.create(prompt=prompt, **settings).choices[0]
-        return choice.text, choice.finish_reason
+            return choice.message.content or "", choice.finish_reason, _counts(response)
+        response = self.client.completions.create(prompt=prompt, **settings)
+        choice = response.choices[0]
+        return choice.text, choice.finish_reason, _counts(response)
+
+
+def _counts(response: Any) -> tuple[int, int] | None:
+    usage = getattr(response, "usage", None)
+    return (usage.prompt_tokens, usage.completion_tokens) if usage else None

@@ -1,0 +1,1 @@
+"""Helpers for testing gymverse without a model: a scripted OpenAI-compatible server."""
