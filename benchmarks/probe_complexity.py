@@ -4,6 +4,7 @@ At each probed level, a few seeded episodes are played by the solver; a level pa
 the solver's win come without an error, the slowest reset takes under 1 s and the slowest step under 50 ms.
 A cell that runs past ``--timeout`` seconds is cut off and counts as a hang. The declared limit is
 ignored here (the game is built at level 1 and its complexity set directly), so levels past it can be probed.
+The last column runs the env checker at the three highest levels the game declares (``--no-check`` skips it).
 
     python benchmarks/probe_complexity.py [--levels 20 30 50 75 100 150 200] [--seeds 3] [--games LightsOut ...]
 """
@@ -20,6 +21,7 @@ from rich.table import Table
 
 import gymverse  # noqa: F401  (registers the library)
 from gymverse.env import builtin_env_classes
+from gymverse.env.checker import check_env
 
 RESET_LIMIT_S, STEP_LIMIT_S = 1.0, 0.05
 
@@ -33,6 +35,8 @@ class Args:
     """seconds a game and level may take in all before it counts as a hang"""
     games: list[str] = field(default_factory=list)
     """class names to probe (all built-in games when empty)"""
+    check: bool = True
+    """also run the env checker at the three highest declared levels"""
 
 
 class Hang(Exception):
@@ -67,7 +71,8 @@ def probe(env, level: int, seeds: int) -> str:
 
 def main(args: Args) -> None:
     classes = [c for c in builtin_env_classes() if not args.games or c.__name__ in args.games]
-    table = Table("game", "declared", *map(str, args.levels), title="solver at each level")
+    columns = ["game", "declared", *map(str, args.levels)] + (["checker at the top"] if args.check else [])
+    table = Table(*columns, title="solver at each level")
     signal.signal(signal.SIGALRM, _alarm)
     for cls in track(classes, description="probing", auto_refresh=False):
         row = []
@@ -83,7 +88,12 @@ def main(args: Args) -> None:
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             row.append(verdict if verdict.startswith("ok") else f"[red]{verdict}")
-        table.add_row(cls.__name__, str(getattr(cls, "max_complexity", None)), *row)
+        top = cls.max_complexity
+        if args.check and top:
+            report = check_env(f"gymverse:{cls.__name__}", levels=range(top - 2, top + 1), seeds=1)
+            failed = [result.name for result in report.results if result.passed is False]
+            row.append(f"[red]fails: {', '.join(failed)}" if failed else "pass")
+        table.add_row(cls.__name__, str(top), *row)
     Console(width=300).print(table)
 
 

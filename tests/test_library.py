@@ -187,7 +187,7 @@ def test_envs_command_shows_each_games_highest_complexity(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "highest" in out
     row = next(line for line in out.splitlines() if "gymverse:LightsOut" in line)
-    assert " 75 " in row
+    assert " 71 " in row
 
 
 def test_play_is_unchanged_since_the_fingerprints_were_taken():
