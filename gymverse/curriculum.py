@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gymverse.env import EvolvableEnv, highest_complexity
+from gymverse.env import EvolvableEnv, highest_complexity, registered_ids
 
 
 @dataclass
@@ -167,9 +167,11 @@ class RatchetCurriculum(Curriculum):
 
 
 def highest_complexities(env_ids: list[str]) -> dict[str, int]:
-    """Each registered game's highest complexity, for a curriculum's ``highest`` (games that declare none are
-    left out: ``max_complexity`` alone bounds them)."""
-    return {env_id: limit for env_id in env_ids if (limit := highest_complexity(env_id)) is not None}
+    """Each registered game's highest complexity, for a curriculum's ``highest`` (games that declare none, and
+    names that are not registered, are left out: ``max_complexity`` alone bounds them)."""
+    known = set(registered_ids())
+    return {env_id: limit for env_id in env_ids
+            if env_id in known and (limit := highest_complexity(env_id)) is not None}
 
 
 CURRICULA: dict[str, type[Curriculum]] = {

@@ -13,10 +13,11 @@ import torch
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
+from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
 from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
-from gymverse.train.cli import check_env_ids, parse_train_args, train_from_argv
+from gymverse.train.cli import parse_train_args, train_from_argv
 from gymverse.train.loop import Trainer
 
 README_COMMAND = """
@@ -111,22 +112,35 @@ def test_gymverse_train_and_the_example_script_run_the_same_trainer(tmp_path, ca
 
     with pytest.raises(SystemExit) as exited:
         gymverse_main(["train", "--env_id", "gymverse:NoSuchGame"])
-    assert exited.value.code == 2 and "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
+    assert exited.value.code == 2 and "unknown environment id 'gymverse:NoSuchGame'" in capsys.readouterr().err
     script = Path(__file__).resolve().parents[1] / "examples" / "train_oat" / "train_oat_perpo.py"
     spec = importlib.util.spec_from_file_location("train_oat_perpo", script)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     assert example.main(["--env_id", "gymverse:NoSuchGame"]) == 2
-    assert "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
+    assert "unknown environment id 'gymverse:NoSuchGame'" in capsys.readouterr().err
 
 
 def test_bad_input_on_the_command_line_prints_an_error_and_no_traceback(tmp_path, capsys):
     assert train_from_argv(["--env_id", "gymverse:NoSuchGame", "--save_path", str(tmp_path)]) is None
-    assert "unknown environment id(s) gymverse:NoSuchGame" in capsys.readouterr().err
+    assert "unknown environment id 'gymverse:NoSuchGame'" in capsys.readouterr().err
     assert train_from_argv(["--resume", "--save_path", str(tmp_path), "--wb_run_name", "never"]) is None
     assert "nothing to resume" in capsys.readouterr().err
-    with pytest.raises(BadInput):
-        check_env_ids(["nope:Nope"])
+    assert train_from_argv(["--env_id", "gymverse:PeakFindr", "--save_path", str(tmp_path)]) is None
+    assert "did you mean gymverse:PeakFinder?" in capsys.readouterr().err
+    assert train_from_argv(["--env_id", "gymverse:LightsOut", "--train_difficulty", "72", "--max_difficulty", "80",
+                            "--save_path", str(tmp_path)]) is None
+    assert "--train_difficulty 72 is above gymverse:LightsOut's highest complexity, 71" in capsys.readouterr().err
+
+
+def test_the_curriculum_stops_at_each_games_highest_complexity():
+    args = TrainArgs(env_id="gymverse:LightsOut|gymverse:PeakFinder", evolve=True, curriculum="ratchet",
+                     train_difficulty=70, max_difficulty=500, ratchet_min_episodes=1)
+    driver = CurriculumDriver.from_config(["gymverse:LightsOut", "gymverse:PeakFinder"], args)
+    for _ in range(5):
+        driver.curriculum.update("gymverse:LightsOut", 1.0, 4)
+        driver.curriculum.update("gymverse:PeakFinder", 1.0, 4)
+    assert driver.levels() == {"gymverse:LightsOut": 71, "gymverse:PeakFinder": 75}
 
 
 # -- a run ---------------------------------------------------------------------------------------

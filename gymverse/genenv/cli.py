@@ -17,13 +17,12 @@ def genenv_command(args: tyro.conf.OmitArgPrefixes[GenEnvArgs]) -> Path:
     trainer.default_local_dir=...
     """
     from gymverse.genenv.loop import GenEnvRun
-    from gymverse.train.cli import check_env_ids
 
     validate_genenv_args(args)
     if args.task_space == "games":
-        from gymverse.run.config import train_env_ids
+        from gymverse.run.config import check_run_envs
 
-        check_env_ids(train_env_ids(args))
+        check_run_envs(args)
     return GenEnvRun(args).run()
 
 

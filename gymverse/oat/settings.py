@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import resume_point
-from gymverse.run.config import eval_env_ids, train_env_ids, validate_run_config
+from gymverse.run.config import check_run_envs, validate_run_config
 
 MC_CRITICS = ("drgrpo", "grpo")
 
@@ -26,11 +26,7 @@ def prepare_args(args, now_ns: Callable[[], int] = time.time_ns, visible_gpus: s
     ``visible_gpus`` is ``CUDA_VISIBLE_DEVICES`` (read from the environment when not given).
     """
     validate_run_config(args)
-    from gem.envs.registration import ENV_REGISTRY
-
-    unknown = [e for e in train_env_ids(args) + eval_env_ids(args) if e not in ENV_REGISTRY]
-    if unknown:
-        raise BadInput(f"unknown environment id(s) {', '.join(unknown)}; see `gymverse envs` for the registered ones")
+    check_run_envs(args)
     if args.critic_type not in MC_CRITICS:
         raise BadInput(
             f"--critic_type {args.critic_type} learns a value critic; PERPO uses normalized returns, "

@@ -268,6 +268,25 @@ def wrappers_spec(spec: str) -> str:
     return "" if spec.strip().lower() in ("", "none") else spec
 
 
+def check_run_envs(config) -> None:
+    """Raise :class:`BadInput` for an unknown training or evaluation id (with a "did you mean") or a complexity
+    flag above a game's highest complexity."""
+    import gymverse  # noqa: F401  (registers the built-in games)
+    from gymverse.env import highest_complexity, registered_ids
+    from gymverse.errors import require_known
+
+    known = registered_ids()
+    require_known(train_env_ids(config), known, flag="--env_id")
+    require_known(split_env_ids(config.eval_envs), known, flag="--eval_envs")
+    asked = [("--train_difficulty", train_env_ids(config), [config.train_difficulty]),
+             ("--eval_difficulty", eval_env_ids(config), eval_levels(config))]
+    for flag, env_ids, complexities in asked:
+        for env_id in env_ids:
+            highest = highest_complexity(env_id)
+            if highest is not None and max(complexities) > highest:
+                raise BadInput(f"{flag} {max(complexities)} is above {env_id}'s highest complexity, {highest}")
+
+
 def train_env_ids(config) -> list[str]:
     return split_env_ids(config.env_id)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from gymverse.curriculum import Curriculum, make_curriculum
+from gymverse.curriculum import Curriculum, highest_complexities, make_curriculum
 from gymverse.env import set_env_complexity
 from gymverse.run.config import curriculum_params
 from gymverse.run.env_table import EnvTable
@@ -35,7 +35,10 @@ class CurriculumDriver:
     @classmethod
     def from_config(cls, env_ids: Sequence[str], config: Any) -> "CurriculumDriver":
         """The curriculum ``--curriculum`` names with its flags when ``--evolve`` is on, else fixed levels."""
-        curriculum = make_curriculum(config.curriculum, **curriculum_params(config)) if config.evolve else None
+        curriculum = None
+        if config.evolve:  # never past a game's highest complexity, whatever --max_difficulty says
+            highest = highest_complexities(list(env_ids))
+            curriculum = make_curriculum(config.curriculum, highest=highest, **curriculum_params(config))
         return cls(env_ids, curriculum, config.train_difficulty)
 
     def levels(self) -> dict[str, int]:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from gymverse.errors import BadInput
-from gymverse.run.config import eval_env_ids, flags_as_typed, register_env_dirs, train_env_ids
+from gymverse.run.config import check_run_envs, flags_as_typed, register_env_dirs
 from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
 
 
@@ -19,15 +19,6 @@ def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
                     description="PERPO training with the native trainer (runs anywhere; a CPU by default).")
 
 
-def check_env_ids(env_ids: list[str]) -> None:
-    import gymverse  # noqa: F401  (registers the built-in games)
-    from gem.envs.registration import ENV_REGISTRY
-
-    unknown = [env_id for env_id in env_ids if env_id not in ENV_REGISTRY]
-    if unknown:
-        raise BadInput(f"unknown environment id(s) {', '.join(unknown)}; `gymverse envs` lists the registered ones")
-
-
 def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     """Parse ``argv``, say which GPU-only flags are ignored, and train; the run folder, or None on bad input.
     Ctrl-C stops at the end of a step with a checkpoint and raises KeyboardInterrupt."""
@@ -35,7 +26,7 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     try:
         validate_train_args(args)
         register_env_dirs(args)
-        check_env_ids(train_env_ids(args) + eval_env_ids(args))
+        check_run_envs(args)
     except BadInput as error:
         print(f"error: {flags_as_typed(str(error), argv)}", file=sys.stderr)
         return None
