@@ -348,10 +348,9 @@ def table(study: Study, arms: dict, n_seeds: int) -> str:
 
 def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
     """Left: held-out success per level (or game) after training; right: held-out success against episodes."""
-    import matplotlib
+    from gymverse.run.figures import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     key = "levels" if len(study.eval_levels) > 1 else "envs"
@@ -374,8 +373,7 @@ def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
     right.legend(fontsize=8)
     fig.suptitle(f"{study.name}: {study.claim}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 # -- the command line every study script shares ---------------------------------------------------------

@@ -4,16 +4,11 @@ import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from gymverse.run.figures import pyplot, save_figure
+
 Curve = Mapping[int, float]  # complexity level -> success rate
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def short_name(env_id: str) -> str:
@@ -22,7 +17,7 @@ def short_name(env_id: str) -> str:
 
 def plot_success_grid(curves: Mapping[str, Mapping[str, Curve]], path: Path, title: str) -> Path:
     """One panel per env, one line per series (agent or model): success against complexity."""
-    plt = _pyplot()
+    plt = pyplot()
     names = list(curves)
     cols = min(5, max(1, len(names)))
     rows = math.ceil(len(names) / cols)
@@ -48,14 +43,14 @@ def plot_success_grid(curves: Mapping[str, Mapping[str, Curve]], path: Path, tit
                    bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(title, y=1.04 if len(series) > 1 else 1.0)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path, tight_bbox=True)
 
 
 def plot_heatmap(
     values: Sequence[Sequence[float]], rows: Sequence[str], cols: Sequence[str], path: Path, title: str,
     vmin: float = 0.0, vmax: float = 1.0, cmap: str = "viridis", label: str = "success",
 ) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(0.45 * len(cols) + 3.5, 0.3 * len(rows) + 1.5))
     image = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
     ax.set_xticks(range(len(cols)), cols, fontsize=8, rotation=90 if max(map(len, cols)) > 3 else 0)
@@ -63,13 +58,13 @@ def plot_heatmap(
     fig.colorbar(image, ax=ax, label=label)
     ax.set_title(title)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path, tight_bbox=True)
 
 
 def plot_map(coords: Sequence[Sequence[float]], names: Sequence[str], groups: Sequence[str], path: Path,
              title: str) -> Path:
     """A labelled 2-D scatter, one colour per group."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 5.5))
     for i, group in enumerate(sorted(set(groups))):
         points = [(x, y) for (x, y), g in zip(coords, groups) if g == group]
@@ -81,13 +76,13 @@ def plot_map(coords: Sequence[Sequence[float]], names: Sequence[str], groups: Se
     ax.legend(fontsize=8)
     ax.set_title(title)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path, tight_bbox=True)
 
 
 def plot_lines(curves: Mapping[str, Curve], path: Path, title: str, xlabel: str = "complexity",
                ylabel: str = "success") -> Path:
     """Several series on one axes (models compared)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for label, curve in curves.items():
         xs = sorted(curve)
@@ -99,12 +94,5 @@ def plot_lines(curves: Mapping[str, Curve], path: Path, title: str, xlabel: str 
     ax.legend(fontsize=8)
     ax.set_title(title)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path, tight_bbox=True)
 
-
-def _save(fig, path: Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    _pyplot().close(fig)
-    return path

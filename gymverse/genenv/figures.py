@@ -3,16 +3,14 @@
 from collections import defaultdict
 from pathlib import Path
 
+from gymverse.run.figures import pyplot, save_figure
 from gymverse.run.files import RunFiles
 
 
 def plot_genenv(run_dir: str | Path, path: str | Path | None = None) -> Path | None:
     """Mean R_env, the fraction of tasks at the agent's edge, validity and agent success over steps; for games
     also the mean complexity generated per game. None when nothing is logged."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     records = RunFiles(run_dir).read("genenv_metrics.jsonl")
     written = [r for r in records if "mean_r_env" in r]
@@ -49,8 +47,4 @@ def plot_genenv(run_dir: str | Path, path: str | Path | None = None) -> Path | N
     axes[-1].set_xlabel("step")
     fig.suptitle("GenEnv co-evolution")
     fig.tight_layout()
-    path = Path(path) if path is not None else Path(run_dir) / "figures" / "genenv_curves.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path or Path(run_dir) / "figures" / "genenv_curves.png")

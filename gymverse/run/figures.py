@@ -18,12 +18,28 @@ def _smooth(values: Sequence[float], window: int) -> list[float]:
     return out
 
 
-def plot_training_curves(run_dir: str | Path, path: str | Path | None = None, window: int = 5) -> Path | None:
-    """Plot ``actor_env_metrics.jsonl`` (and evaluation accuracy, if any) to a PNG; None when nothing is logged."""
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend (no display needed), imported only when a figure is drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str | Path, dpi: int = 110, tight_bbox: bool = False) -> Path:
+    """Write ``fig`` to ``path`` (making its folder), close it, and return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, bbox_inches="tight" if tight_bbox else None)
+    pyplot().close(fig)
+    return path
+
+
+def plot_training_curves(run_dir: str | Path, path: str | Path | None = None, window: int = 5) -> Path | None:
+    """Plot ``actor_env_metrics.jsonl`` (and evaluation accuracy, if any) to a PNG; None when nothing is logged."""
+    plt = pyplot()
 
     files = RunFiles(run_dir)
     records = files.read("actor_env_metrics.jsonl")
@@ -60,11 +76,7 @@ def plot_training_curves(run_dir: str | Path, path: str | Path | None = None, wi
     bottom.grid(alpha=0.3)
     fig.suptitle("PERPO: success and curriculum complexity per environment")
     fig.tight_layout()
-    path = Path(path) if path is not None else Path(run_dir) / "figures" / "training_curves.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path or Path(run_dir) / "figures" / "training_curves.png", dpi=120)
 
 
 def print_summary(files: RunFiles, env_ids: list[str]) -> None:
