@@ -158,10 +158,14 @@ def test_uniform_specs_train_the_agent_with_perpo(micro_model, tmp_path):
 
 
 # -- resume ----------------------------------------------------------------------------------------
-def logged_past_the_saved_state(run_dir):
+def killable_mid_run(run_dir, last):
+    """A saved state from step 2 on, short of the last step, with logs already written past it: a kill now
+    loses work that the resume must redo. The state is read once, so a save in between cannot mislead."""
     if not (run_dir / STATE_FILE).exists():
         return False
     saved = load_trainer_state(run_dir)["step"]
+    if not 2 <= saved < last:
+        return False
     try:
         return any(r["step"] > saved for r in RunFiles(run_dir).read("genenv_metrics.jsonl"))
     except ValueError:  # caught a line half-written
@@ -178,19 +182,19 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
     argv = dataset_argv(micro_model, toy_data, tmp_path / "a", "--save_steps", "1")
     assert genenv_main(argv) == 0
     straight = tmp_path / "a" / "t"
+    last = len(RunFiles(straight).read("genenv_metrics.jsonl"))
     argv = dataset_argv(micro_model, toy_data, tmp_path / "b", "--save_steps", "1")
     code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
     process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     run = tmp_path / "b" / "t"
     deadline = time.time() + 120
-    while not (logged_past_the_saved_state(run) and load_trainer_state(run)["step"] >= 2) and process.poll() is None:
+    while not killable_mid_run(run, last) and process.poll() is None:
         assert time.time() < deadline, "the run never saved a state"
         time.sleep(0.01)
     assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    last = len(RunFiles(straight).read("genenv_metrics.jsonl"))
     assert load_trainer_state(run)["step"] < last
     assert genenv_main(argv + ["--resume"]) == 0
     for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl"):
