@@ -16,7 +16,7 @@ import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
 from gymverse.errors import BadInput
 from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
-from gymverse.policy.hf import HFPolicy, response_mask, sequence_logprobs
+from gymverse.policy.hf import HFPolicy, activation_checkpointing, distinct_rows, response_mask, sequence_logprobs
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end
 from gymverse.policy.tiny import TINY_ARCHITECTURE, resolve_pretrain
@@ -143,6 +143,72 @@ def test_same_seed_same_samples(tiny_dir):
     second = policy(tiny_dir, seed=3, generate_max_length=16).generate([CHAT_PROMPT] * 2)
     assert [g.response_ids for g in first] == [g.response_ids for g in second]
     assert first[0].response_ids != first[1].response_ids
+
+
+def test_distinct_rows_keep_first_appearance_order():
+    assert distinct_rows([[3, 1], [2], [3, 1], [], [2], []]) == ([[3, 1], [2], []], [0, 1, 0, 2, 1, 2])
+
+
+def one_at_a_time(model, prompts, responses, temperature=1.0, pad_id=0):
+    """Each row scored alone: one pass over prompt + response, no key-value cache."""
+    width = max(len(r) for r in responses)
+    rows = [sequence_logprobs(model, [p], [r], temperature, pad_id)[0] for p, r in zip(prompts, responses)]
+    return torch.stack([torch.nn.functional.pad(row, (0, width - len(row))) for row in rows])
+
+
+@pytest.mark.parametrize("lengths", [[5, 1, 7, 0, 3, 7], [1, 1, 1, 1, 1, 1]])
+def test_a_shared_prompt_read_once_scores_and_trains_as_each_row_read_whole(tiny_dir, lengths):
+    model = policy(tiny_dir).model.train()
+    prompts = [list(b"What is 2 + 3?"), list(b"Hi"), list(b"What is 2 + 3?"), list(b"Hi"), list(b"Hi"),
+               list(b"What is 2 + 3?")]
+    responses = [list(range(40, 40 + n)) for n in lengths]  # an empty reply and replies of one token too
+
+    def scored_with_gradient(score):
+        model.zero_grad()
+        logprobs = score(model, prompts, responses, 0.7, 256)
+        logprobs.sum().backward()
+        return logprobs.detach(), [p.grad.clone() for p in model.parameters()]
+
+    rows_read = []
+    hook = model.model.embed_tokens.register_forward_hook(lambda module, args, out: rows_read.append(len(out)))
+    try:
+        shared, shared_grads = scored_with_gradient(sequence_logprobs)
+    finally:
+        hook.remove()
+    assert rows_read[0] == 2  # the two distinct prompts, then the six replies continuing from them
+    alone, alone_grads = scored_with_gradient(one_at_a_time)
+    assert torch.allclose(shared, alone, atol=1e-5)
+    mask = response_mask(responses)
+    assert torch.all(shared[mask == 0] == 0) and torch.all(shared[mask == 1] < 0)
+    for a, b in zip(shared_grads, alone_grads):
+        assert torch.allclose(a, b, atol=1e-5, rtol=1e-4)
+
+
+def test_under_activation_checkpointing_each_row_is_read_whole(tiny_dir):
+    model = policy(tiny_dir).model
+    prompts, responses = [list(b"abc")] * 3, [[40, 41], [42], [43, 44, 45]]
+    with torch.no_grad():
+        expected = sequence_logprobs(model, prompts, responses)
+    (getattr(model, "activation_checkpointing_enable", None) or model.gradient_checkpointing_enable)()
+    model.train()
+    assert activation_checkpointing(model)
+    logprobs = sequence_logprobs(model, prompts, responses)  # the cache is off: a shared prompt cannot be reused
+    assert torch.allclose(logprobs, expected, atol=1e-5)
+    logprobs.sum().backward()
+    assert model.model.embed_tokens.weight.grad.abs().sum() > 0
+
+
+def test_replies_to_a_shared_prompt_are_drawn_independently_from_its_distribution(tiny_dir):
+    sampler = policy(tiny_dir, temperature=0.8, generate_max_length=12)
+    prompts = [CHAT_PROMPT] * 4 + ["short"] * 3 + [CHAT_PROMPT]
+    generations = sampler.generate(prompts)
+    responses = [g.response_ids for g in generations]
+    assert len({tuple(r) for r in responses[:4] + responses[-1:]}) == 5  # one prompt read once, five replies
+    rescored = one_at_a_time(sampler.model, [g.prompt_ids for g in generations], responses, 0.8)
+    for i, g in enumerate(generations):
+        assert torch.allclose(rescored[i, : len(g.logprobs)], torch.tensor(g.logprobs), atol=1e-4)
+    again = policy(tiny_dir, temperature=0.8, generate_max_length=12).generate(prompts)
+    assert [g.response_ids for g in again] == responses
 
 
 def test_length_limits(tiny_dir, tokenizer):

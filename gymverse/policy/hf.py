@@ -31,19 +31,70 @@ def left_padded(rows: Sequence[Sequence[int]], pad_id: int, device: Any):
     return ids.to(device), mask.to(device), positions.to(device)
 
 
+def right_padded(rows: Sequence[Sequence[int]], width: int, pad_id: int, device: Any):
+    """``(batch, width)`` ids, each row padded on the right."""
+    import torch
+
+    return torch.tensor([list(row) + [pad_id] * (width - len(row)) for row in rows], dtype=torch.long, device=device)
+
+
+def distinct_rows(rows: Sequence[Sequence[int]]) -> tuple[list[list[int]], list[int]]:
+    """The distinct rows in order of first appearance, and for each row the index of its copy among them."""
+    first: dict[tuple[int, ...], int] = {}
+    index = [first.setdefault(tuple(row), len(first)) for row in rows]
+    return [list(row) for row in first], index
+
+
+def prompt_forward(model, prompts: Sequence[Sequence[int]], pad_id: int, cache_name: str):
+    """One forward pass per distinct prompt, its results copied to every row that repeats it.
+
+    GRPO's groups and repeated game instances hold the same prompt many times; it is read once.
+    Returns ``(logits, cache, mask, positions)`` per row: the logits after the last prompt token
+    ``(rows, vocab)``, the key-value cache, and the left-padded attention mask and positions.
+    """
+    import torch
+
+    distinct, index = distinct_rows(prompts)
+    ids, mask, positions = left_padded(distinct, pad_id, model.device)
+    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1)
+    cache = getattr(out, cache_name)
+    rows = torch.tensor(index, device=model.device)
+    if len(distinct) < len(prompts):
+        cache.batch_select_indices(rows)
+    return out.logits[rows, -1], cache, mask[rows], positions[rows]
+
+
 def sequence_logprobs(model, prompt_ids, response_ids, temperature: float = 1.0, pad_id: int = 0):
     """Per-token log-probabilities of each response given its prompt under ``model``.
 
     Returns a ``(batch, longest response)`` float32 tensor (zeros past each response's end, see
     :func:`response_mask`), with gradients when called outside ``torch.no_grad``. ``temperature``
-    divides the logits as during sampling. Prompts are padded on the left so every response
-    starts in the same column, and logits are computed for the response positions only.
+    divides the logits as during sampling. A prompt that several rows share is read once
+    (:func:`prompt_forward`) and the responses continue from its key-value cache; otherwise (or
+    under activation checkpointing, which turns the cache off) each row is read whole.
     """
     import torch
 
     width = max(len(r) for r in response_ids)
     if width == 0:
         return torch.zeros((len(response_ids), 0), device=model.device)
+    shared = len(distinct_rows(prompt_ids)[0]) < len(prompt_ids) and not activation_checkpointing(model)
+    if shared:
+        logits = _continued_logits(model, prompt_ids, response_ids, width, pad_id)
+    else:
+        logits = _whole_row_logits(model, prompt_ids, response_ids, width, pad_id)
+    logits = logits.float() / temperature
+    targets = right_padded(response_ids, width, pad_id, model.device)
+    logprobs = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1)
+    return logprobs * response_mask(response_ids, model.device)
+
+
+def _whole_row_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
+    """Logits predicting each response token, ``(batch, width, vocab)``, from one pass over prompt + response.
+
+    Prompts are padded on the left so every response starts in the same column, and logits are
+    computed for the response positions only.
+    """
     rows = [list(p) + list(r) + [pad_id] * (width - len(r)) for p, r in zip(prompt_ids, response_ids)]
     ids, mask, positions = left_padded(rows, pad_id, model.device)
     for i, r in enumerate(response_ids):  # the right padding is not attended to
@@ -52,10 +103,27 @@ def sequence_logprobs(model, prompt_ids, response_ids, temperature: float = 1.0,
     logits = model(
         input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=width + 1, use_cache=False,
     ).logits
-    logits = logits[:, :-1].float() / temperature
-    targets = ids[:, -width:]
-    logprobs = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1)
-    return logprobs * response_mask(response_ids, model.device)
+    return logits[:, :-1]
+
+
+def _continued_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
+    """The same logits as :func:`_whole_row_logits`, each distinct prompt read once and its cache shared."""
+    import torch
+
+    first, cache, mask, positions = prompt_forward(model, prompt_ids, pad_id, cache_argument(model))
+    if width == 1:
+        return first[:, None]
+    ids = right_padded(response_ids, width, pad_id, model.device)[:, :-1]  # each but the last predicts the next
+    mask = torch.cat([mask, response_mask(response_ids, model.device)[:, : width - 1].to(mask.dtype)], dim=-1)
+    positions = positions[:, -1:] + 1 + torch.arange(width - 1, device=model.device)
+    rest = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
+                 **{cache_argument(model): cache}).logits
+    return torch.cat([first[:, None], rest], dim=1)
+
+
+def activation_checkpointing(model) -> bool:
+    """Whether ``model`` recomputes activations in training (transformers then turns its cache off)."""
+    return model.training and any(getattr(m, "gradient_checkpointing", False) for m in model.modules())
 
 
 def response_mask(response_ids, device: Any = "cpu"):
@@ -222,15 +290,11 @@ class HFPolicy:
         truncated = [False] * len(prompts)
         rows = list(range(len(prompts)))  # batch row -> prompt index, for the replies still growing
         try:
-            with torch.no_grad():
-                ids, mask, positions = left_padded(prompts, self.pad_id, self.device)
-                out = self.model(
-                    input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1,
-                )
-                cache = getattr(out, self.cache_name)
+            with torch.inference_mode():
+                logits, cache, mask, positions = prompt_forward(self.model, prompts, self.pad_id, self.cache_name)
                 next_position = positions[:, -1] + 1
                 while True:
-                    tokens, logprobs = self._draw(out.logits[:, -1].float())
+                    tokens, logprobs = self._draw(logits.float())
                     keep = []  # rows whose reply goes on
                     for row, (p, token, logprob) in enumerate(zip(rows, tokens.tolist(), logprobs.tolist())):
                         response, response_logprobs = replies[p]
@@ -250,10 +314,10 @@ class HFPolicy:
                         tokens, mask, next_position = tokens[index], mask[index], next_position[index]
                         rows = [rows[row] for row in keep]
                     mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
-                    out = self.model(
+                    logits = self.model(
                         input_ids=tokens[:, None], attention_mask=mask, position_ids=next_position[:, None],
                         use_cache=True, **{self.cache_name: cache},
-                    )
+                    ).logits[:, -1]
                     next_position = next_position + 1
         finally:
             self.model.train(was_training)

@@ -58,7 +58,7 @@ class PolicyUpdate:
         """One update on ``samples`` (``order`` shuffles them); mean loss statistics, grad norm, learning rate."""
         import torch
 
-        from gymverse.policy.hf import response_mask, sequence_logprobs
+        from gymverse.policy.hf import distinct_rows, response_mask, sequence_logprobs
 
         args, model, pad = self.settings, self.model, self.pad_id
         normalizer = args.length_norm_constant or args.generate_max_length
@@ -70,6 +70,10 @@ class PolicyUpdate:
             order.shuffle(indices)
             for start in range(0, len(indices), args.train_batch_size):
                 batch = indices[start : start + args.train_batch_size]
+                # Replies to one prompt side by side: a micro-batch reads a prompt they share once. The
+                # gradient is the batch's sum, so how the batch splits into micro-batches does not change it.
+                group = distinct_rows([samples[i].turn.prompt_ids for i in batch])[1]
+                batch = [i for _, i in sorted(zip(group, batch), key=lambda pair: pair[0])]
                 for micro_start in range(0, len(batch), args.train_batch_size_per_device):
                     micro = [samples[i] for i in batch[micro_start : micro_start + args.train_batch_size_per_device]]
                     prompts, responses = [s.turn.prompt_ids for s in micro], [s.turn.response_ids for s in micro]

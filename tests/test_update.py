@@ -1,0 +1,58 @@
+"""The shared update step: micro-batches hold the replies to one prompt together, the gradient unchanged."""
+
+import dataclasses
+import random
+
+import pytest
+import torch
+
+import gymverse.policy.hf as hf
+from gymverse.policy.hf import HFPolicy
+from gymverse.run.plan import TurnSample
+from gymverse.rollout import Turn
+from gymverse.train.args import TrainArgs
+from gymverse.train.update import PolicyUpdate
+
+
+@pytest.fixture
+def samples(micro_model):
+    """Four replies to each of two prompts, in the order the sampler wrote them."""
+    sampler = HFPolicy(micro_model, seed=0, generate_max_length=6, num_threads=1)
+    prompts = ["What is 2 + 3?"] * 4 + ["Name a colour."] * 4
+    return [TurnSample(str(k // 4), Turn(p, g.text, g.prompt_ids, g.response_ids, g.logprobs, 0.0, g.truncated), 0.0)
+            for k, (p, g) in enumerate(zip(prompts, sampler.generate(prompts)))]
+
+
+def trained(micro_model, samples, per_device):
+    """The gradient the optimizer stepped with, and the update's statistics."""
+    model = HFPolicy(micro_model, seed=0, num_threads=1).model
+    settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device,
+                                   generate_max_length=6)
+    update = PolicyUpdate(model, 256, settings, total_updates=1)
+    stepped = []
+    update.optimizer.register_step_pre_hook(lambda *_: stepped.append([p.grad.clone() for p in model.parameters()]))
+    advantages = [1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.0, 1.0]
+    stats = update.learn(samples, advantages, random.Random(1))
+    assert len(stepped) == 1
+    return stepped[0], stats
+
+
+def test_how_a_batch_splits_into_micro_batches_leaves_the_update_unchanged(micro_model, samples):
+    whole, whole_stats = trained(micro_model, samples, per_device=8)
+    split, split_stats = trained(micro_model, samples, per_device=2)
+    assert any(g.abs().sum() > 0 for g in whole)
+    for a, b in zip(whole, split):
+        assert torch.allclose(a, b, atol=1e-6, rtol=1e-4)
+    assert split_stats == pytest.approx(whole_stats, rel=1e-4, abs=1e-6)
+
+
+def test_each_micro_batch_holds_the_replies_to_one_prompt(micro_model, samples, monkeypatch):
+    seen, score = [], hf.sequence_logprobs
+
+    def spy(model, prompt_ids, response_ids, *args):
+        seen.append({tuple(p) for p in prompt_ids})
+        return score(model, prompt_ids, response_ids, *args)
+
+    monkeypatch.setattr(hf, "sequence_logprobs", spy)
+    trained(micro_model, samples, per_device=4)
+    assert [len(prompts) for prompts in seen] == [1, 1]
