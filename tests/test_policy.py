@@ -211,6 +211,40 @@ def test_replies_to_a_shared_prompt_are_drawn_independently_from_its_distributio
     assert [g.response_ids for g in again] == responses
 
 
+def test_the_reserved_cache_holds_what_concatenation_would(tiny_dir):
+    from transformers.cache_utils import DynamicLayer
+
+    from gymverse.policy.kv_cache import ReservedLayer
+
+    reserved, concatenated = ReservedLayer(room=2), DynamicLayer()  # room for two: the third token outgrows it
+    rows = 4
+    for step, tokens in enumerate([3, 1, 1, 1, 2]):
+        keys, values = torch.randn(rows, 2, tokens, 8), torch.randn(rows, 2, tokens, 8)
+        for layer in (reserved, concatenated):
+            layer.update(keys, values)
+        if step == 2:  # rows leave and one is copied, as when a shared prompt is expanded
+            for layer in (reserved, concatenated):
+                layer.batch_select_indices(torch.tensor([3, 0, 0]))
+            rows = 3
+        assert torch.equal(reserved.keys, concatenated.keys) and torch.equal(reserved.values, concatenated.values)
+        assert reserved.get_seq_length() == concatenated.get_seq_length()
+
+
+def test_sampling_with_the_reserved_cache_matches_the_models_own(tiny_dir, monkeypatch):
+    import gymverse.policy.hf as hf
+
+    prompts = ["x", "a longer prompt, padded less", CHAT_PROMPT[:30], "x"]  # rows leave the batch early
+
+    def sampled():
+        return policy(tiny_dir, temperature=0.9, generate_max_length=20, max_model_len=40).generate(prompts)
+
+    reserved = sampled()
+    monkeypatch.setattr(hf, "reserved_cache", lambda model, room: None)
+    own = sampled()
+    for a, b in zip(reserved, own):
+        assert a.response_ids == b.response_ids and a.logprobs == pytest.approx(b.logprobs, abs=1e-5)
+
+
 def test_length_limits(tiny_dir, tokenizer):
     sampler = policy(tiny_dir, generate_max_length=12, max_model_len=60)
     long_prompt = "y" * 55

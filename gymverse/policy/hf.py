@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gymverse.policy.base import Generation
+from gymverse.policy.kv_cache import reserved_cache
 from gymverse.policy.stopping import closing_token_ids, first_box_end
 from gymverse.policy.tiny import resolve_pretrain
 
@@ -45,18 +46,20 @@ def distinct_rows(rows: Sequence[Sequence[int]]) -> tuple[list[list[int]], list[
     return [list(row) for row in first], index
 
 
-def prompt_forward(model, prompts: Sequence[Sequence[int]], pad_id: int, cache_name: str):
+def prompt_forward(model, prompts: Sequence[Sequence[int]], pad_id: int, cache_name: str, cache: Any = None):
     """One forward pass per distinct prompt, its results copied to every row that repeats it.
 
     GRPO's groups and repeated game instances hold the same prompt many times; it is read once.
     Returns ``(logits, cache, mask, positions)`` per row: the logits after the last prompt token
-    ``(rows, vocab)``, the key-value cache, and the left-padded attention mask and positions.
+    ``(rows, vocab)``, the key-value cache (``cache`` if given, else the model's own), and the
+    left-padded attention mask and positions.
     """
     import torch
 
     distinct, index = distinct_rows(prompts)
     ids, mask, positions = left_padded(distinct, pad_id, model.device)
-    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1)
+    given = {} if cache is None else {cache_name: cache}
+    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1, **given)
     cache = getattr(out, cache_name)
     rows = torch.tensor(index, device=model.device)
     if len(distinct) < len(prompts):
@@ -291,7 +294,8 @@ class HFPolicy:
         rows = list(range(len(prompts)))  # batch row -> prompt index, for the replies still growing
         try:
             with torch.inference_mode():
-                logits, cache, mask, positions = prompt_forward(self.model, prompts, self.pad_id, self.cache_name)
+                cache = reserved_cache(self.model, max(budgets))
+                logits, cache, mask, positions = prompt_forward(self.model, prompts, self.pad_id, self.cache_name, cache)
                 next_position = positions[:, -1] + 1
                 while True:
                     tokens, logprobs = self._draw(logits.float())
