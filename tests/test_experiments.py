@@ -203,6 +203,12 @@ def test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_do
     assert [(d / "result.json").stat().st_mtime_ns for d in run_dirs] == stamps
 
 
+def test_bad_study_options_are_refused_with_a_message(capsys):
+    assert main(correctness.correctness_study, ["--steps", "0"]) == 2
+    assert main(correctness.correctness_study, ["--jobs", "0"]) == 2
+    assert "--steps must be >= 1" in capsys.readouterr().err
+
+
 def test_a_half_finished_run_resumes_from_its_checkpoint(micro_model, tmp_path):
     from dataclasses import replace
 
