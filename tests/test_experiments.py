@@ -172,6 +172,8 @@ def test_data_efficiency_reads_the_episodes_each_schedule_needs():
     findings = data_efficiency.data_efficiency({}, results)
     assert findings["episodes to reach it"] == {data_efficiency.STATIC: 150.0, data_efficiency.ALIGNED: 50.0}
     assert findings["data-efficiency ratio (static / aligned)"] == 3.0
+    flat = [run(data_efficiency.STATIC, [0.3, 0.4, 0.3]), run(data_efficiency.ALIGNED, [0.3, 0.5, 0.6])]
+    assert "no gain to match" in data_efficiency.data_efficiency({}, flat)["reading"]
 
 
 @pytest.mark.parametrize("study", [complexity.complexity_study, correctness.correctness_study,
