@@ -231,7 +231,7 @@ def test_the_reserved_cache_holds_what_concatenation_would(tiny_dir):
 
 
 def test_sampling_with_the_reserved_cache_matches_the_models_own(tiny_dir, monkeypatch):
-    import gymverse.policy.hf as hf
+    import gymverse.policy.kv_cache as kv_cache
 
     prompts = ["x", "a longer prompt, padded less", CHAT_PROMPT[:30], "x"]  # rows leave the batch early
 
@@ -239,7 +239,7 @@ def test_sampling_with_the_reserved_cache_matches_the_models_own(tiny_dir, monke
         return policy(tiny_dir, temperature=0.9, generate_max_length=20, max_model_len=40).generate(prompts)
 
     reserved = sampled()
-    monkeypatch.setattr(hf, "reserved_cache", lambda model, room: None)
+    monkeypatch.setattr(kv_cache, "reserved_cache", lambda model, room: None)
     own = sampled()
     for a, b in zip(reserved, own):
         assert a.response_ids == b.response_ids and a.logprobs == pytest.approx(b.logprobs, abs=1e-5)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gymverse.policy.base import Generation
-from gymverse.policy.kv_cache import reserved_cache
 from gymverse.policy.stopping import closing_token_ids, first_box_end
 from gymverse.policy.tiny import resolve_pretrain
 
@@ -284,6 +283,8 @@ class HFPolicy:
     def _sample(self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool):
         """Sample one reply per prompt: ``[(response_ids, logprobs, truncated)]`` in prompt order."""
         import torch
+
+        from gymverse.policy.kv_cache import reserved_cache
 
         was_training, threads = self.model.training, torch.get_num_threads()
         self.model.eval()
