@@ -184,18 +184,8 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
     straight = tmp_path / "a" / "t"
     last = len(RunFiles(straight).read("genenv_metrics.jsonl"))
     argv = dataset_argv(micro_model, toy_data, tmp_path / "b", "--save_steps", "1")
-    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
-    process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     run = tmp_path / "b" / "t"
-    deadline = time.time() + 120
-    while not killable_mid_run(run, last) and process.poll() is None:
-        assert time.time() < deadline, "the run never saved a state"
-        time.sleep(0.01)
-    assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    assert load_trainer_state(run)["step"] < last
+    kill_mid_run(argv, run, last)
     assert genenv_main(argv + ["--resume"]) == 0
     for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl"):
         assert (run / name).read_text() == (straight / name).read_text(), name
@@ -204,6 +194,37 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), folder
     assert (run / "data" / "train_epoch_002.parquet").read_bytes() == \
         (straight / "data" / "train_epoch_002.parquet").read_bytes()
+
+
+def kill_mid_run(argv, run, last):
+    """Run ``argv`` in a child process and SIGKILL it once ``killable_mid_run``."""
+    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not killable_mid_run(run, last) and process.poll() is None:
+        assert time.time() < deadline, "the run never saved a state"
+        time.sleep(0.01)
+    assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert load_trainer_state(run)["step"] < last
+
+
+def test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tmp_path):
+    def argv(out):
+        return games_argv(micro_model, "uniform", out, "--max_agent_episodes", "44", "--save_steps", "1",
+                          "--eval_steps", "2", "--eval_n", "2", "--eval_difficulty", "1|2")
+
+    assert genenv_main(argv(tmp_path / "a")) == 0
+    straight, run = tmp_path / "a" / "t", tmp_path / "b" / "t"
+    assert [r["total_episodes"] for r in RunFiles(straight).read("genenv_metrics.jsonl")] == [8, 16, 24, 32, 40, 48]
+    kill_mid_run(argv(tmp_path / "b"), run, 6)
+    assert genenv_main(argv(tmp_path / "b") + ["--resume"]) == 0
+    for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl"):
+        assert (run / name).read_text() == (straight / name).read_text(), name
+    a, b = weights(straight / "saved_models" / "step_00006"), weights(run / "saved_models" / "step_00006")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_the_curriculum_writer_raises_complexity_while_a_scripted_agent_always_wins(tmp_path):
