@@ -268,3 +268,46 @@ def test_a_prompted_endpoint_writes_specs_and_earns_the_same_reward(tmp_path):
     assert all(t["r_env"] == -1.0 and t["reason"] == "no JSON object in the reply" for t in tasks if not t["valid"])
     assert all(r["env_update"] == {} for r in RunFiles(run).read("genenv_metrics.jsonl"))  # prompted, not trained
     assert not (run / "env_policy").exists() and len(script.log) == 8
+
+
+class FakeVLLMPolicy:
+    """Stands in for ``gymverse.policy.vllm_policy.VLLMPolicy`` (vLLM needs a GPU): the model folder's tokenizer,
+    token ids in its replies (as vLLM gives), a valid spec for GridCourier and garbage for the other game."""
+
+    made: list = []
+
+    def __init__(self, path, **sampling):
+        from transformers import AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        FakeVLLMPolicy.made.append((path, sampling))
+
+    def generate(self, prompts, envs=None, stop_at_box=None):
+        from gymverse.policy.base import Generation
+
+        texts = ['{"game": "GridCourier", "complexity": 1}' if "game: gymverse:GridCourier;" in p else "garbage"
+                 for p in prompts]
+        return [Generation(t, self.tokenizer.encode(p), self.tokenizer.encode(t), [-1.0] * len(self.tokenizer.encode(t)))
+                for p, t in zip(prompts, texts)]
+
+
+def test_a_vllm_environment_model_is_loaded_by_the_projects_loader_and_prompted_only(micro_model, tmp_path,
+                                                                                       monkeypatch):
+    import gymverse.policy.vllm_policy
+
+    monkeypatch.setattr(gymverse.policy.vllm_policy, "VLLMPolicy", FakeVLLMPolicy)
+    FakeVLLMPolicy.made.clear()
+    argv = games_argv(micro_model, f"vllm:{micro_model}", tmp_path, "--env_temperature", "0.5", "--eval_n", "1")
+    assert genenv_main(argv) == 0
+    [(path, sampling)] = FakeVLLMPolicy.made
+    assert path == str(micro_model) and sampling["temperature"] == 0.5 and sampling["generate_max_length"] == 24
+    run = tmp_path / "t"
+    tasks = RunFiles(run).read("generated_tasks.jsonl")
+    assert sum(t["valid"] for t in tasks) == 4 and all(t["r_env"] == -1.0 for t in tasks if not t["valid"])
+    assert all(r["env_update"] == {} for r in RunFiles(run).read("genenv_metrics.jsonl"))  # prompted, not trained
+    assert not (run / "env_policy").exists()
+
+
+def test_an_env_model_that_names_no_policy_is_refused_by_its_flag(tmp_path, capsys):
+    assert genenv_main(games_argv("oracle", "vllm:/no/such/folder", tmp_path)) == 2
+    assert "--env_model" in capsys.readouterr().out

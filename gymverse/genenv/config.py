@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Literal, Optional
 
 from gymverse.errors import BadInput
+from gymverse.genenv.prompts import CURRICULUM, UNIFORM
 from gymverse.genenv.rewards import ENV_REWARDS
+from gymverse.policy import check_policy
 from gymverse.train.args import TrainArgs, validate_train_args
 
 
@@ -169,5 +171,16 @@ def validate_genenv_args(args: GenEnvArgs) -> None:
     if args.max_agent_episodes and args.task_space != "games":
         raise BadInput("--max_agent_episodes is a budget of game episodes: use it with --task_space games "
                        "(datasets run --total_epochs)")
+    if args.genenv_enable:
+        check_env_model(args)
     if args.task_space == "datasets" and not args.train_files:
         raise BadInput("--task_space datasets needs --train_files (data.train_files=PATH)")
+
+
+def check_env_model(args: GenEnvArgs) -> None:
+    """Refuse an --env_model that names no policy (reads the disk only: nothing is loaded)."""
+    if args.env_model in (UNIFORM, CURRICULUM):
+        if args.task_space != "games":
+            raise BadInput(f"--env_model {args.env_model} writes game specs: use it with --task_space games")
+        return
+    check_policy(args.env_model, "--env_model")
