@@ -82,6 +82,8 @@ class Study:
     curve_levels: list[int]  # levels of the online evaluation during training
     flags: dict[str, Any] = field(default_factory=dict)  # TrainArgs fields shared by every arm
     budget: Budget = FULL
+    # the study's own reading of its results: (aggregated arms, runs) -> findings for results.json and the table
+    findings: Callable[[dict, list[dict]], dict] | None = None
 
 
 # -- the trainer's arguments ------------------------------------------------------------------------
@@ -310,6 +312,26 @@ def aggregate(study: Study, results: list[dict]) -> dict:
     return arms
 
 
+def mean_curve(results: list[dict], arm: str) -> list[dict]:
+    """The arm's online-evaluation curve averaged over its seeds (episodes and success per evaluation)."""
+    runs = [r["curve"] for r in results if r["arm"] == arm and r["curve"]]
+    length = min((len(c) for c in runs), default=0)
+    return [{"episodes": sum(c[i]["episodes"] for c in runs) / len(runs),
+             "success": sum(c[i]["success"] for c in runs) / len(runs)} for i in range(length)]
+
+
+def episodes_to_reach(curve: list[dict], target: float) -> float | None:
+    """Training episodes at which ``curve`` first reaches held-out success ``target``, interpolated linearly
+    between two evaluations (None: it never does)."""
+    for before, after in zip([None, *curve], curve):
+        if after["success"] >= target:
+            if before is None or after["success"] == before["success"]:
+                return after["episodes"]
+            share = (target - before["success"]) / (after["success"] - before["success"])
+            return before["episodes"] + share * (after["episodes"] - before["episodes"])
+    return None
+
+
 def uptime_load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -320,14 +342,16 @@ def write_report(study: Study, results: list[dict], seeds: list[int], command: s
     out = Path(out or FIG_ROOT / study.name)
     out.mkdir(parents=True, exist_ok=True)
     arms = aggregate(study, results)
+    findings = study.findings(arms, results) if study.findings else {}
     data = {
         "study": study.name, "claim": study.claim, "command": command, "seeds": seeds,
         "budget": asdict(study.budget), "eval_env_ids": study.eval_env_ids,
         "eval_levels": study.budget.levels(study.eval_levels),
-        "wall_seconds": round(seconds, 1), "load_average": load, "arms": arms, "runs": results,
+        "wall_seconds": round(seconds, 1), "load_average": load, "arms": arms, "findings": findings, "runs": results,
     }
     (out / "results.json").write_text(json.dumps(data, indent=1))
-    (out / "table.md").write_text(table(study, arms, len(seeds)))
+    notes = "".join(f"\n{key}: {value}\n" for key, value in findings.items())
+    (out / "table.md").write_text(table(study, arms, len(seeds)) + notes)
     plot(study, arms, results, out / "figure.png")
     return out
 
@@ -358,12 +382,9 @@ def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
     for name, arm in arms.items():
         means, stds = zip(*(arm[key][c] for c in columns)) if columns else ((), ())
         left.errorbar(range(len(columns)), means, yerr=stds, marker="o", capsize=3, label=name)
-        runs = [r["curve"] for r in results if r["arm"] == name and r["curve"]]
-        if runs:
-            length = min(len(c) for c in runs)
-            xs = [sum(c[i]["episodes"] for c in runs) / len(runs) for i in range(length)]
-            ys = [sum(c[i]["success"] for c in runs) / len(runs) for i in range(length)]
-            right.plot(xs, ys, marker=".", label=name)
+        points = mean_curve(results, name)
+        if points:
+            right.plot([p["episodes"] for p in points], [p["success"] for p in points], marker=".", label=name)
     left.set_xticks(range(len(columns)), [c.split(":")[-1] for c in columns], rotation=30 if key == "envs" else 0)
     left.set_xlabel("complexity" if key == "levels" else "held-out game")
     left.set_ylabel("held-out success (mean ± std over seeds)")

@@ -8,6 +8,7 @@ A controller never asks an environment for more than its highest complexity (``h
 """
 
 import math
+import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -56,7 +57,7 @@ class Curriculum:
             raise ValueError(f"success rate must lie in [0, 1], got {success_rate}")
         state = self._state(env_id)
         if episodes > 0:
-            complexity = self._next_complexity(state, success_rate, episodes, self.ceiling(env_id))
+            complexity = self._next_complexity(env_id, state, success_rate, episodes, self.ceiling(env_id))
             state.complexity = max(self.min_complexity, min(self.ceiling(env_id), complexity))
         return state.complexity
 
@@ -77,7 +78,7 @@ class Curriculum:
             self.states[env_id] = _EnvState(complexity=max(self.min_complexity, min(self.ceiling(env_id), self.start)))
         return self.states[env_id]
 
-    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
+    def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         raise NotImplementedError
 
 
@@ -91,7 +92,7 @@ class ThresholdCurriculum(Curriculum):
     up_steps: int = 3
     down_steps: int = 3
 
-    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
+    def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         state.up_streak = state.up_streak + 1 if rate >= self.up_threshold else 0
         state.down_streak = state.down_streak + 1 if rate <= self.down_threshold else 0
         if state.up_streak >= self.up_steps and state.complexity < ceiling:
@@ -141,7 +142,7 @@ class AlphaCurriculum(Curriculum):
     alpha: float = 0.5
     k_min: float = 0.1
 
-    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
+    def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         if not is_informative(rate, self.alpha, self.k_min):
             return state.complexity
         return state.complexity + (1 if rate > self.alpha else -1)
@@ -155,7 +156,7 @@ class RatchetCurriculum(Curriculum):
     accuracy: float = 0.9
     min_episodes: int = 32
 
-    def _next_complexity(self, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
+    def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         if state.complexity >= ceiling:
             return state.complexity
         state.successes += rate * episodes
@@ -164,6 +165,19 @@ class RatchetCurriculum(Curriculum):
             state.successes = state.episodes = 0
             return state.complexity + 1
         return state.complexity
+
+
+@dataclass
+class UniformCurriculum(Curriculum):
+    """A static schedule, the baseline the adaptive ones are measured against (GenEnv's static data): after
+    every batch the game's next complexity is drawn uniformly from [min_complexity, ceiling], whatever its
+    success. A draw depends only on ``seed``, the game and its batch count, so a resumed run repeats it."""
+
+    seed: int = 0
+
+    def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
+        state.episodes += 1  # here: batches drawn for this game
+        return random.Random(f"{self.seed}/{env_id}/{state.episodes}").randint(self.min_complexity, ceiling)
 
 
 def highest_complexities(env_ids: list[str]) -> dict[str, int]:
@@ -178,6 +192,7 @@ CURRICULA: dict[str, type[Curriculum]] = {
     "threshold": ThresholdCurriculum,
     "alpha": AlphaCurriculum,
     "ratchet": RatchetCurriculum,
+    "uniform": UniformCurriculum,
 }
 
 

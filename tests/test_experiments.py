@@ -12,8 +12,8 @@ from gymverse.evaluation.audit import AuditConfig, run_audit
 from gymverse.evaluation.targets import target_for
 from gymverse.wrappers import BuggyTwin, FeedbackDesign, register_variant
 
-from experiments import complexity, correctness, feedback, scale
-from experiments.harness import QUICK, Budget, curve, main, mean_std
+from experiments import complexity, correctness, data_efficiency, feedback, scale
+from experiments.harness import QUICK, Budget, curve, episodes_to_reach, main, mean_curve, mean_std
 
 
 def solve(env, seed: int = 0):
@@ -154,8 +154,28 @@ def test_curve_counts_the_training_episodes_before_each_evaluation():
                                    {"step": 2, "episodes": 10, "success": 0.75}]
 
 
+def test_episodes_to_reach_interpolates_between_evaluations():
+    points = [{"episodes": 0, "success": 0.2}, {"episodes": 40, "success": 0.2}, {"episodes": 80, "success": 0.6}]
+    assert episodes_to_reach(points, 0.4) == pytest.approx(60.0)
+    assert episodes_to_reach(points, 0.1) == 0
+    assert episodes_to_reach(points, 0.2) == 0
+    assert episodes_to_reach(points, 0.7) is None
+
+
+def test_data_efficiency_reads_the_episodes_each_schedule_needs():
+    def run(arm, successes):
+        return {"arm": arm, "curve": [{"episodes": 50 * i, "success": s} for i, s in enumerate(successes)]}
+
+    results = [run(data_efficiency.STATIC, [0.0, 0.1, 0.2, 0.4]), run(data_efficiency.STATIC, [0.0, 0.1, 0.2, 0.2]),
+               run(data_efficiency.ALIGNED, [0.0, 0.3, 0.4, 0.4]), run(data_efficiency.ALIGNED, [0.0, 0.3, 0.4, 0.4])]
+    assert [p["success"] for p in mean_curve(results, data_efficiency.STATIC)] == pytest.approx([0.0, 0.1, 0.2, 0.3])
+    findings = data_efficiency.data_efficiency({}, results)
+    assert findings["episodes to reach it"] == {data_efficiency.STATIC: 150.0, data_efficiency.ALIGNED: 50.0}
+    assert findings["data-efficiency ratio (static / aligned)"] == 3.0
+
+
 @pytest.mark.parametrize("study", [complexity.complexity_study, correctness.correctness_study,
-                                   feedback.feedback_study, scale.scale_study])
+                                   feedback.feedback_study, scale.scale_study, data_efficiency.data_efficiency_study])
 def test_every_study_names_registered_games_and_arms_with_the_same_budget(study):
     from experiments.harness import ensure_registered
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
-from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, make_curriculum
+from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, UniformCurriculum, make_curriculum
 from gymverse.env import get_env_complexity, register_env_dir
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
@@ -82,6 +82,21 @@ def test_ratchet_curriculum_only_goes_up_after_enough_accurate_episodes():
     assert c.update("e", 1.0, 100) == 2  # the failures at this level still count
     c.load_state_dict(c.state_dict())
     assert c.complexity("e") == 2
+
+
+def test_uniform_schedule_ignores_success_covers_its_range_and_replays_on_resume():
+    def draws(curriculum, env_id, rates):
+        return [curriculum.update(env_id, r) for r in rates]
+
+    losing, winning = UniformCurriculum(seed=3, max_complexity=5), UniformCurriculum(seed=3, max_complexity=5)
+    assert draws(losing, "e", [0.0] * 60) == draws(winning, "e", [1.0] * 60)
+    assert set(draws(losing, "e", [0.5] * 60)) == {1, 2, 3, 4, 5}
+    assert draws(UniformCurriculum(seed=3), "f", [0.5] * 20) != draws(UniformCurriculum(seed=3), "e", [0.5] * 20)
+    resumed = UniformCurriculum(seed=3, max_complexity=5)
+    resumed.load_state_dict(losing.state_dict())
+    assert draws(resumed, "e", [0.5] * 10) == draws(losing, "e", [0.5] * 10)
+    config = RunConfig(curriculum="uniform", seed=3, max_difficulty=5)
+    assert make_curriculum(config.curriculum, **curriculum_params(config)) == UniformCurriculum(seed=3, max_complexity=5)
 
 
 def evolve_config(**overrides) -> RunConfig:

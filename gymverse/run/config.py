@@ -60,8 +60,9 @@ class RunConfig:
     # -- curriculum
     evolve: bool = True
     """Let a curriculum move each environment's complexity with its success rate [GymVerse: off]."""
-    curriculum: Literal["threshold", "alpha", "ratchet"] = "threshold"
-    """threshold (GymVerse's evolve), alpha (GenEnv: success near --alpha) or ratchet (RLVE: up only)."""
+    curriculum: Literal["threshold", "alpha", "ratchet", "uniform"] = "threshold"
+    """threshold (GymVerse's evolve), alpha (GenEnv: success near --alpha), ratchet (RLVE: up only) or uniform
+    (a static baseline: each batch a complexity drawn uniformly from --min_difficulty to --max_difficulty)."""
     train_difficulty: int = 1
     """Complexity every training environment starts at."""
     min_difficulty: int = 1
@@ -327,6 +328,7 @@ def curriculum_params(config) -> dict:
                           up_steps=config.up_steps, down_steps=config.down_steps),
         "alpha": dict(alpha=config.alpha, k_min=config.k_min),
         "ratchet": dict(accuracy=config.ratchet_accuracy, min_episodes=config.ratchet_min_episodes),
+        "uniform": dict(seed=config.seed),
     }[config.curriculum]
     return {**bounds, **own}
 
