@@ -1,6 +1,7 @@
 """Games mode on a budget of agent episodes (``--max_agent_episodes``) and with the PERPO trainer's online evaluation."""
 
 import json
+import re
 
 import pytest
 
@@ -25,7 +26,7 @@ def run_records(run):
     return files.read("genenv_metrics.jsonl"), files.read("episode_details.jsonl")
 
 
-def test_the_run_ends_once_the_budget_is_spent_whatever_a_step_plays(micro_model, tmp_path):
+def test_the_run_ends_once_the_budget_is_spent_whatever_a_step_plays(micro_model, tmp_path, capsys):
     from gymverse.testing.scripted_server import ScriptedServer
 
     budget = ["--max_agent_episodes", "12", "--total_epochs", "9", "--eval_steps", "0", "--eval_n", "1"]
@@ -33,6 +34,7 @@ def test_the_run_ends_once_the_budget_is_spent_whatever_a_step_plays(micro_model
     metrics, episodes = run_records(tmp_path / "u" / "t")
     assert [r["total_episodes"] for r in metrics] == [8, 16]  # 4 valid specs x 2 attempts a step
     assert len(episodes) == 16
+    assert re.search(r"GenEnv: 100%.* 12/12 .*episodes/s", capsys.readouterr().out)  # the bar counts episodes
     with ScriptedServer(scripted_specs({"GridCourier"})) as server:  # half the specs are garbage: 4 episodes a step
         argv = games_argv(micro_model, f"openai:{server.url}#scripted", tmp_path / "s", "--env_prompt_template",
                           "no", *budget)

@@ -32,6 +32,7 @@ GAMES = "gymverse:GridCourier|gymverse:MailSorter"
 LEVELS = "1|2|3"  # the held-out evaluation's complexities
 ARMS = {"uniform specs": "uniform", "alpha curriculum": "curriculum", "co-evolved": None}
 WRITERS = ("co-evolved", "warm start", "uniform specs")  # whose tasks the edge measurement scores
+COLORS = {"warm start": "#bbbbbb", "uniform specs": "#999999", "alpha curriculum": "#6699cc", "co-evolved": "#cc6633"}
 ENV_WARM_START_SPECS = 800
 
 
@@ -211,7 +212,7 @@ def plot(summary: dict, results: list[dict], path: Path) -> None:
     ):
         names = list(stats)
         axis.bar(names, [m for m, _ in stats.values()], yerr=[s for _, s in stats.values()], capsize=4,
-                 color=["#bbbbbb", "#999999", "#6699cc", "#cc6633"][-len(names):])
+                 color=[COLORS[name] for name in names])
         for k, name in enumerate(names):
             axis.plot([k] * len(dots[name]), dots[name], "k.", alpha=0.6)
         axis.set_title(title, fontsize=10)

@@ -222,7 +222,7 @@ class GenEnvRun:
             return self.space.finished(self.step)
         return self.space.finished()
 
-    def done(self) -> int:
+    def bar_position(self) -> int:
         """Progress: episodes played with --max_agent_episodes (at most the budget), else steps."""
         budget = self.args.max_agent_episodes
         return min(self.space.played, budget) if budget else self.step
@@ -239,7 +239,7 @@ class GenEnvRun:
             self.evaluate(0)
         budget = args.max_agent_episodes
         total = budget or (self.space.total_steps() if args.task_space == "games" else None)
-        bar = tqdm(total=total, initial=self.done(), desc="GenEnv", unit=" episodes" if budget else " steps",
+        bar = tqdm(total=total, initial=self.bar_position(), desc="GenEnv", unit=" episodes" if budget else " steps",
                    disable=not self.progress, dynamic_ncols=True, file=sys.stdout)
         started = time.time()
         while not self.finished():
@@ -254,7 +254,7 @@ class GenEnvRun:
                 self.wandb.log(flat_metrics(result), step=step)
             if (args.save_steps > 0 and step % args.save_steps == 0) or done:
                 self.save(step)
-            bar.update(self.done() - bar.n)
+            bar.update(self.bar_position() - bar.n)
             bar.set_postfix_str(f"R_env {result.get('mean_r_env', 0):.2f} band {result.get('band_fraction', 0):.2f} "
                                 f"agent {result.get('agent_success') or 0:.2f}")
         bar.close()
