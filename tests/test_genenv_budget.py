@@ -74,6 +74,18 @@ def test_a_writer_that_never_writes_a_valid_spec_ends_the_run_after_an_epoch(tmp
            "the agent played 0 of the 100 episodes of --max_agent_episodes" in capsys.readouterr().out
 
 
+def test_with_alternate_epoch_the_environment_policy_also_learns_when_the_budget_ends_the_run_mid_epoch():
+    from gymverse.genenv.config import GenEnvArgs
+    from gymverse.genenv.game_space import GameSpace
+
+    space = GameSpace(GenEnvArgs(env_id="gymverse:GridCourier", alternate="epoch", steps_per_epoch=4,
+                                 max_agent_episodes=40), seed=0)
+    space.played = 32
+    assert [space.env_updates_now(step) for step in (1, 2, 3, 4)] == [False, False, False, True]
+    space.played = 48
+    assert space.env_updates_now(6)  # the budget is spent after step 6, mid-epoch
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--max_agent_episodes", "-1"], "--max_agent_episodes must be 0 (off) or more"),
     (["--max_agent_episodes", "10", "--task_space", "datasets", "--train_files", "x.parquet"],

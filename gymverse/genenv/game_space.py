@@ -58,7 +58,9 @@ class GameSpace:
         return (step - 1) // self.args.steps_per_epoch
 
     def env_updates_now(self, step: int) -> bool:
-        return self.args.alternate == "step" or step % self.args.steps_per_epoch == 0
+        """Whether the environment policy learns after ``step`` (once it is attempted): every step, or at the end
+        of each epoch and of the run (which a budget of episodes can end mid-epoch)."""
+        return self.args.alternate == "step" or step % self.args.steps_per_epoch == 0 or self.finished(step)
 
     def write(self, env: Side, step: int) -> list[WrittenTask]:
         """The step's tasks, read and checked (a spec without a seed gets one derived from the step)."""
