@@ -21,11 +21,16 @@ def data_efficiency(arms: dict, results: list[dict]) -> dict:
     static, aligned = mean_curve(results, STATIC), mean_curve(results, ALIGNED)
     if not static or not aligned:
         return {}
-    target = static[-1]["success"]
+    start, target = static[0]["success"], static[-1]["success"]
+    findings = {"target held-out success (static arm's final)": round(target, 3)}
+    if target <= start:
+        findings["reading"] = (f"the static arm ended at or below its starting held-out success ({start:.3f} -> "
+                               f"{target:.3f}): there is no gain to match, so no ratio")
+        return findings
     needs = {STATIC: episodes_to_reach(static, target), ALIGNED: episodes_to_reach(aligned, target)}
     ratio = needs[STATIC] / needs[ALIGNED] if needs[ALIGNED] else None
     return {
-        "target held-out success (static arm's final)": round(target, 3),
+        **findings,
         "episodes to reach it": {arm: None if n is None else round(n, 1) for arm, n in needs.items()},
         "data-efficiency ratio (static / aligned)": None if ratio is None else round(ratio, 2),
     }

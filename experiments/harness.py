@@ -399,7 +399,7 @@ def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
 
 # -- the command line every study script shares ---------------------------------------------------------
 def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -> int:
-    """``python -m experiments.<study> [--quick] [--seeds 0 1 2] [--jobs 2] [--root DIR] [--out DIR]``."""
+    """``python -m experiments.<study> [--quick] [--seeds 0 1 2] [--jobs 2] [--steps N] [--root DIR] [--out DIR]``."""
     import argparse
 
     from gymverse.errors import BadInput
@@ -413,11 +413,19 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
     parser.add_argument("--out", type=Path, default=None, help="results.json, table.md, figure.png "
                         "(default fig/experiments/<study>)")
     parser.add_argument("--pretrain", default=None, help="model to warm-start (default the built-in tiny)")
+    parser.add_argument("--steps", type=int, default=None, help="PERPO steps per run instead of the study's own "
+                        "(runs go to experiments-output/full-steps<N>, so budgets never mix)")
     options = parser.parse_args(argv)
     study = make_study(QUICK if options.quick else FULL)
     if options.pretrain:
         study.flags = {**study.flags, "pretrain": options.pretrain}
-    root = options.root or REPO / "experiments-output" / ("quick" if options.quick else "full")
+    if options.steps is not None:
+        if options.steps < 1:
+            print("error: --steps must be >= 1", file=sys.stderr)
+            return 2
+        study.budget = replace(study.budget, steps=options.steps)
+    budget_name = ("quick" if options.quick else "full") + ("" if options.steps is None else f"-steps{options.steps}")
+    root = options.root or REPO / "experiments-output" / budget_name
     out = options.out or (root / "fig" / study.name if options.quick else FIG_ROOT / study.name)
     if options.jobs < 1 or not options.seeds:
         print("error: --jobs must be >= 1 and --seeds needs at least one seed", file=sys.stderr)

@@ -200,6 +200,11 @@ def test_a_declared_limit_is_enforced_and_evolve_stops_there():
     assert Countdown(complexity=10**6).get_complexity() == 10**6  # no declared limit: any complexity is taken
 
 
+def test_the_checker_stops_at_a_games_declared_limit():
+    assert check_env(Capped, levels=range(1, 21), seeds=2).passed
+    assert check_env(Capped, levels=[7, 9], seeds=2).passed  # only levels past the limit: the limit itself
+
+
 def test_oracle_action_is_none_once_the_episode_is_over():
     env = Countdown(complexity=1)
     assert env.oracle_action() is None  # before the first reset there is no episode either

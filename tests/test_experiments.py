@@ -172,6 +172,8 @@ def test_data_efficiency_reads_the_episodes_each_schedule_needs():
     findings = data_efficiency.data_efficiency({}, results)
     assert findings["episodes to reach it"] == {data_efficiency.STATIC: 150.0, data_efficiency.ALIGNED: 50.0}
     assert findings["data-efficiency ratio (static / aligned)"] == 3.0
+    flat = [run(data_efficiency.STATIC, [0.3, 0.4, 0.3]), run(data_efficiency.ALIGNED, [0.3, 0.5, 0.6])]
+    assert "no gain to match" in data_efficiency.data_efficiency({}, flat)["reading"]
 
 
 @pytest.mark.parametrize("study", [complexity.complexity_study, correctness.correctness_study,
@@ -201,6 +203,12 @@ def test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_do
     stamps = [(d / "result.json").stat().st_mtime_ns for d in run_dirs]
     assert main(correctness.correctness_study, argv) == 0  # everything done: nothing runs again
     assert [(d / "result.json").stat().st_mtime_ns for d in run_dirs] == stamps
+
+
+def test_bad_study_options_are_refused_with_a_message(capsys):
+    assert main(correctness.correctness_study, ["--steps", "0"]) == 2
+    assert main(correctness.correctness_study, ["--jobs", "0"]) == 2
+    assert "--steps must be >= 1" in capsys.readouterr().err
 
 
 def test_a_half_finished_run_resumes_from_its_checkpoint(micro_model, tmp_path):

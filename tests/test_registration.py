@@ -126,6 +126,28 @@ def test_constructor_only_envs_still_follow_a_curriculum(env_dir):
     assert "7 times" in observation and env.complexity == 5
 
 
+def test_a_rebuilt_env_keeps_its_classs_highest_complexity():
+    class Capped(gem.Env):
+        max_complexity = 4
+
+        def __init__(self, complexity=1):
+            self.complexity = complexity
+
+        def reset(self, seed=None):
+            return f"level {self.complexity}", {}
+
+        def step(self, action):
+            return "", 0.0, True, False, {}
+
+    env = RebuildOnComplexity(Capped, complexity=4)
+    with pytest.raises(ValueError, match="highest complexity, 4"):
+        env.set_complexity(5)
+    with pytest.raises(ValueError, match="Capped's highest complexity, 4"):
+        RebuildOnComplexity(Capped, complexity=9)
+    env.set_complexity(2)
+    assert env.reset()[0] == "level 2"
+
+
 def test_envs_with_their_own_set_complexity_are_registered_as_they_are(env_dir):
     gymverse.register_env_dir(env_dir)
     env = gem.make("mygames:EchoGame", complexity=2)

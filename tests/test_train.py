@@ -215,11 +215,15 @@ def run_in_subprocess(argv: list[str]) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
-def logged_past_the_saved_state(run_dir: Path) -> bool:
-    """True once the logs hold a step that the saved state does not (lines a resume must drop)."""
+def logged_past_the_saved_state(run_dir: Path, last: int) -> bool:
+    """True once the logs hold a step that the saved state does not (lines a resume must drop), with the state two
+    or more steps short of ``last``: a kill now cannot land after the final save, however slow the machine. The
+    state is read once, so a save in between cannot mislead."""
     if not (run_dir / STATE_FILE).exists():
         return False
     saved = load_trainer_state(run_dir)["step"]
+    if saved > last - 2:
+        return False
     try:
         return any(r["step"] > saved for r in RunFiles(run_dir).read("actor_env_metrics.jsonl"))
     except ValueError:  # caught a line half-written
@@ -238,7 +242,7 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tm
     process = run_in_subprocess(argv)
     state = tmp_path / "b" / "t" / STATE_FILE
     deadline = time.time() + 120
-    while not logged_past_the_saved_state(state.parent) and process.poll() is None:
+    while not logged_past_the_saved_state(state.parent, 6) and process.poll() is None:
         assert time.time() < deadline, "the run never saved a state"
         time.sleep(0.02)
     assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"

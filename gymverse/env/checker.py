@@ -281,13 +281,13 @@ def check_step_time(make: Callable[[int], gem.Env], level: int, seeds: int) -> s
     return detail
 
 
-def check_complexity_timing(make: Callable[[int], gem.Env]) -> str:
-    """A change mid-episode leaves the episode as it was and shows at the next reset.
+def check_complexity_timing(make: Callable[[int], gem.Env], start: int = 2, target: int = 6) -> str:
+    """A change from ``start`` to ``target`` mid-episode leaves the episode as it was and shows at the next reset.
 
     The two episodes are played one after the other, never interleaved, so games that draw from
     the module-level ``random`` (which ``reset(seed)`` seeds) are judged fairly.
     """
-    plain, changed = make(2), make(2)
+    plain, changed = make(start), make(start)
     rng = random.Random(0)
     choose = _oracle if hasattr(plain.unwrapped, "oracle_action") else (lambda e: random_move(e, rng))
     actions: list[Any] = []
@@ -300,16 +300,22 @@ def check_complexity_timing(make: Callable[[int], gem.Env]) -> str:
     trace = [(_reset(changed, 7),)]
     if trace[0] != expected[0]:
         raise CheckFailure("two fresh envs with the same seed start differently")
-    changed.unwrapped.set_complexity(6)
+    changed.unwrapped.set_complexity(target)
     for action in actions:
         trace.append(changed.step(action)[:4])
     if trace != expected:
         raise CheckFailure("set_complexity changed the running episode")
     _, info = changed.reset(seed=7)
     level = getattr(changed.unwrapped, "complexity", info.get("complexity"))
-    if level != 6:
-        raise CheckFailure(f"after set_complexity(6) the next episode runs at {level}")
+    if level != target:
+        raise CheckFailure(f"after set_complexity({target}) the next episode runs at {level}")
     return "applied at the next reset only"
+
+
+def timing_levels(highest: int | None) -> tuple[int, int]:
+    """The change :func:`check_complexity_timing` makes: 2 -> 6, or within a lower declared limit."""
+    target = 6 if highest is None else min(6, highest)
+    return (2 if target > 2 else 1), target
 
 
 def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int]) -> str:
@@ -340,17 +346,20 @@ def check_env(
 ) -> CheckReport:
     """Run every check on ``env`` (a registered id, an env class or a factory taking ``complexity``).
 
-    ``env_id`` names the game in the report (default: the id, or the class's name).
+    ``env_id`` names the game in the report (default: the id, or the class's name). Levels above the
+    game's declared ``max_complexity`` are left out: a game is checked up to its own limit.
     """
     name, make = _factory(env)
-    levels = list(levels)
-    edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
     report = CheckReport(env_id or name)
     try:
-        has_solver = hasattr(make(1).unwrapped, "oracle_action")
+        game = make(1).unwrapped
     except Exception as error:
         report.results.append(CheckResult("construct", False, _error_text(error)))
         return report
+    has_solver = hasattr(game, "oracle_action")
+    highest = getattr(game, "max_complexity", None)
+    levels = [level for level in levels if highest is None or level <= highest] or [highest]  # never past its limit
+    edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
     checks: list[tuple[str, Callable[[], str] | None]] = [
         ("api", lambda: check_api(make)),
         ("success flag", lambda: check_success_flag(make)),
@@ -358,7 +367,7 @@ def check_env(
         ("solver", (lambda: check_solver(make, levels, seeds)) if has_solver else None),
         ("step time", lambda: check_step_time(make, levels[-1], min(seeds, 3))),
         ("bad actions", lambda: check_bad_actions(make, edge_levels)),
-        ("complexity timing", lambda: check_complexity_timing(make)),
+        ("complexity timing", lambda: check_complexity_timing(make, *timing_levels(highest))),
         ("episode ends", lambda: check_episode_ends(make, edge_levels)),
     ]
     for name, run in checks:

@@ -44,12 +44,15 @@ class RegistrationReport:
 
 
 class RebuildOnComplexity(ComplexityKnob, gem.Env):
-    """Gives a constructor-only env ``set_complexity``: the env is rebuilt at the next reset."""
+    """Gives a constructor-only env ``set_complexity``: the env is rebuilt at the next reset. The wrapped class's
+    ``max_complexity``, if it declares one, is the limit ``set_complexity`` enforces."""
 
     def __init__(self, env_class: Callable[..., gem.Env], complexity: int = 1, **kwargs: Any) -> None:
         self.env_class = env_class
         self.kwargs = kwargs
-        self._complexity = self._next_complexity = validate_complexity(complexity)
+        self.max_complexity = getattr(env_class, "max_complexity", None)
+        name = getattr(env_class, "__name__", type(self).__name__)
+        self._complexity = self._next_complexity = validate_complexity(complexity, self.max_complexity, name)
         self.inner = env_class(complexity=self._complexity, **kwargs)
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
