@@ -184,18 +184,8 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
     straight = tmp_path / "a" / "t"
     last = len(RunFiles(straight).read("genenv_metrics.jsonl"))
     argv = dataset_argv(micro_model, toy_data, tmp_path / "b", "--save_steps", "1")
-    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
-    process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     run = tmp_path / "b" / "t"
-    deadline = time.time() + 120
-    while not killable_mid_run(run, last) and process.poll() is None:
-        assert time.time() < deadline, "the run never saved a state"
-        time.sleep(0.01)
-    assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    assert load_trainer_state(run)["step"] < last
+    kill_mid_run(argv, run, last)
     assert genenv_main(argv + ["--resume"]) == 0
     for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl"):
         assert (run / name).read_text() == (straight / name).read_text(), name
@@ -204,6 +194,37 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), folder
     assert (run / "data" / "train_epoch_002.parquet").read_bytes() == \
         (straight / "data" / "train_epoch_002.parquet").read_bytes()
+
+
+def kill_mid_run(argv, run, last):
+    """Run ``argv`` in a child process and SIGKILL it once ``killable_mid_run``."""
+    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not killable_mid_run(run, last) and process.poll() is None:
+        assert time.time() < deadline, "the run never saved a state"
+        time.sleep(0.01)
+    assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read()[-2000:]}"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert load_trainer_state(run)["step"] < last
+
+
+def test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tmp_path):
+    def argv(out):
+        return games_argv(micro_model, "uniform", out, "--max_agent_episodes", "44", "--save_steps", "1",
+                          "--eval_steps", "2", "--eval_n", "2", "--eval_difficulty", "1|2")
+
+    assert genenv_main(argv(tmp_path / "a")) == 0
+    straight, run = tmp_path / "a" / "t", tmp_path / "b" / "t"
+    assert [r["total_episodes"] for r in RunFiles(straight).read("genenv_metrics.jsonl")] == [8, 16, 24, 32, 40, 48]
+    kill_mid_run(argv(tmp_path / "b"), run, 6)
+    assert genenv_main(argv(tmp_path / "b") + ["--resume"]) == 0
+    for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl"):
+        assert (run / name).read_text() == (straight / name).read_text(), name
+    a, b = weights(straight / "saved_models" / "step_00006"), weights(run / "saved_models" / "step_00006")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_the_curriculum_writer_raises_complexity_while_a_scripted_agent_always_wins(tmp_path):
@@ -247,3 +268,46 @@ def test_a_prompted_endpoint_writes_specs_and_earns_the_same_reward(tmp_path):
     assert all(t["r_env"] == -1.0 and t["reason"] == "no JSON object in the reply" for t in tasks if not t["valid"])
     assert all(r["env_update"] == {} for r in RunFiles(run).read("genenv_metrics.jsonl"))  # prompted, not trained
     assert not (run / "env_policy").exists() and len(script.log) == 8
+
+
+class FakeVLLMPolicy:
+    """Stands in for ``gymverse.policy.vllm_policy.VLLMPolicy`` (vLLM needs a GPU): the model folder's tokenizer,
+    token ids in its replies (as vLLM gives), a valid spec for GridCourier and garbage for the other game."""
+
+    made: list = []
+
+    def __init__(self, path, **sampling):
+        from transformers import AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        FakeVLLMPolicy.made.append((path, sampling))
+
+    def generate(self, prompts, envs=None, stop_at_box=None):
+        from gymverse.policy.base import Generation
+
+        texts = ['{"game": "GridCourier", "complexity": 1}' if "game: gymverse:GridCourier;" in p else "garbage"
+                 for p in prompts]
+        return [Generation(t, self.tokenizer.encode(p), self.tokenizer.encode(t), [-1.0] * len(self.tokenizer.encode(t)))
+                for p, t in zip(prompts, texts)]
+
+
+def test_a_vllm_environment_model_is_loaded_by_the_projects_loader_and_prompted_only(micro_model, tmp_path,
+                                                                                       monkeypatch):
+    import gymverse.policy.vllm_policy
+
+    monkeypatch.setattr(gymverse.policy.vllm_policy, "VLLMPolicy", FakeVLLMPolicy)
+    FakeVLLMPolicy.made.clear()
+    argv = games_argv(micro_model, f"vllm:{micro_model}", tmp_path, "--env_temperature", "0.5", "--eval_n", "1")
+    assert genenv_main(argv) == 0
+    [(path, sampling)] = FakeVLLMPolicy.made
+    assert path == str(micro_model) and sampling["temperature"] == 0.5 and sampling["generate_max_length"] == 24
+    run = tmp_path / "t"
+    tasks = RunFiles(run).read("generated_tasks.jsonl")
+    assert sum(t["valid"] for t in tasks) == 4 and all(t["r_env"] == -1.0 for t in tasks if not t["valid"])
+    assert all(r["env_update"] == {} for r in RunFiles(run).read("genenv_metrics.jsonl"))  # prompted, not trained
+    assert not (run / "env_policy").exists()
+
+
+def test_an_env_model_that_names_no_policy_is_refused_by_its_flag(tmp_path, capsys):
+    assert genenv_main(games_argv("oracle", "vllm:/no/such/folder", tmp_path)) == 2
+    assert "--env_model" in capsys.readouterr().out

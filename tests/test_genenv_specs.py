@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 
 import gem
 import pytest
@@ -82,6 +83,8 @@ def test_uniform_specs_and_warm_start_pairs_are_valid(infos):
     levels = [json.loads(spec)["complexity"] for _, spec in warm_start_pairs(infos, 200, seed=1)]
     assert set(levels) == set(range(1, 11))
     assert all(read_spec(spec, infos).spec for _, spec in warm_start_pairs(infos, 20, seed=2))
+    shown = [len(re.findall(r"\bc\d+ \d\.\d\d", prompt)) for prompt, _ in warm_start_pairs(infos, 200, seed=3)]
+    assert set(shown) == set(range(0, 7))  # success lines as long as a run's prompts show (none to 6 complexities)
 
 
 # -- scoring and the environment update ------------------------------------------------------------

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Literal, Optional
 
 from gymverse.errors import BadInput
+from gymverse.genenv.prompts import CURRICULUM, UNIFORM
 from gymverse.genenv.rewards import ENV_REWARDS
+from gymverse.policy import check_policy
 from gymverse.train.args import TrainArgs, validate_train_args
 
 
@@ -32,6 +34,12 @@ class GenEnvArgs(TrainArgs):
     """Epochs; datasets: one epoch is a pass over the (growing) dataset."""
     steps_per_epoch: int = 10
     """games: agent steps per epoch."""
+    max_agent_episodes: int = 0
+    """games: end the run once the agent has played this many episodes (0: off), to compare task writers after the
+    same number of agent episodes (invalid specs are not played); --total_epochs is then unused. Steps keep their
+    size, so the last one may pass the budget by less than a step's episodes; learning-rate schedules are sized for
+    the steps the budget takes when every task is valid and hold their last rate after. A run whose environment
+    policy writes no valid task for --steps_per_epoch steps in a row ends early, saying so."""
 
     env_model: str = "tiny"
     """Environment policy: a policy spec (tiny, a Hugging Face folder, vllm:PATH, openai:URL#MODEL); games also take
@@ -158,5 +166,21 @@ def validate_genenv_args(args: GenEnvArgs) -> None:
         raise BadInput(f"--env_beta (genenv.beta) must be a positive number, got {args.env_beta}")
     if args.env_temperature <= 0:
         raise BadInput(f"--env_temperature must be positive, got {args.env_temperature}")
+    if args.max_agent_episodes < 0:
+        raise BadInput(f"--max_agent_episodes must be 0 (off) or more, got {args.max_agent_episodes}")
+    if args.max_agent_episodes and args.task_space != "games":
+        raise BadInput("--max_agent_episodes is a budget of game episodes: use it with --task_space games "
+                       "(datasets run --total_epochs)")
+    if args.genenv_enable:
+        check_env_model(args)
     if args.task_space == "datasets" and not args.train_files:
         raise BadInput("--task_space datasets needs --train_files (data.train_files=PATH)")
+
+
+def check_env_model(args: GenEnvArgs) -> None:
+    """Refuse an --env_model that names no policy (reads the disk only: nothing is loaded)."""
+    if args.env_model in (UNIFORM, CURRICULUM):
+        if args.task_space != "games":
+            raise BadInput(f"--env_model {args.env_model} writes game specs: use it with --task_space games")
+        return
+    check_policy(args.env_model, "--env_model")

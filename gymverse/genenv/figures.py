@@ -8,11 +8,13 @@ from gymverse.run.files import RunFiles
 
 
 def plot_genenv(run_dir: str | Path, path: str | Path | None = None) -> Path | None:
-    """Mean R_env, the fraction of tasks at the agent's edge, validity and agent success over steps; for games
-    also the mean complexity generated per game. None when nothing is logged."""
+    """Mean R_env, the fraction of tasks at the agent's edge, validity and agent success over steps (with the
+    held-out success of the online evaluation, per complexity); for games also the mean complexity generated per
+    game. None when nothing is logged."""
     plt = pyplot()
 
-    records = RunFiles(run_dir).read("genenv_metrics.jsonl")
+    files = RunFiles(run_dir)
+    records = files.read("genenv_metrics.jsonl")
     written = [r for r in records if "mean_r_env" in r]
     if not records:
         return None
@@ -34,6 +36,9 @@ def plot_genenv(run_dir: str | Path, path: str | Path | None = None) -> Path | N
                 label="agent success on its training tasks")
     middle.plot(steps, [r["mean_p"] if r["mean_p"] is not None else float("nan") for r in written],
                 label="agent success p on generated tasks")
+    for complexity, points in sorted(held_out_success(files.read("eval_env_metrics.jsonl")).items()):
+        middle.plot([s for s, _ in points], [a for _, a in points], "o--", markersize=4,
+                    label=f"held-out success, complexity {complexity}")
     middle.set_ylabel("agent")
     middle.set_ylim(-0.03, 1.03)
     middle.legend(fontsize=7)
@@ -48,3 +53,14 @@ def plot_genenv(run_dir: str | Path, path: str | Path | None = None) -> Path | N
     fig.suptitle("GenEnv co-evolution")
     fig.tight_layout()
     return save_figure(fig, path or Path(run_dir) / "figures" / "genenv_curves.png")
+
+
+def held_out_success(evaluations: list[dict]) -> dict[int, list[tuple[int, float]]]:
+    """Per complexity, (step, success) of the online evaluation, averaged over the environments evaluated."""
+    by_point: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for r in evaluations:
+        by_point[(r["complexity"], r["step"])].append(r["accuracy"])
+    curves: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    for (complexity, step), accuracies in sorted(by_point.items()):
+        curves[complexity].append((step, sum(accuracies) / len(accuracies)))
+    return dict(curves)

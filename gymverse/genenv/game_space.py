@@ -5,9 +5,11 @@ specs from each; every valid spec is played ``--attempts`` times on the same ins
 existing multi-turn rollouts), which then learns from those episodes with PERPO (returns normalized per
 game). Each spec's ``p`` pays the environment policy, now (``--alternate step``) or at the end of the
 epoch (``epoch``). The prompts show the agent's latest success per complexity, so a prompted endpoint
-can aim too.
+can aim too. The space counts the agent's episodes, so a run can end on a budget of them
+(``--max_agent_episodes``).
 """
 
+import math
 import random
 from collections import defaultdict
 from typing import Any
@@ -30,17 +32,35 @@ class GameSpace:
         self.infos = {game: game_info(game, args.max_difficulty) for game in self.games}
         self.table = EnvTable(self.games)
         self.success: dict[str, dict[int, float]] = {game: {} for game in self.games}  # latest p per complexity
+        self.played = 0  # the agent's episodes so far
+        self.idle_steps = 0  # steps in a row without a valid task (so without an episode)
         self.curriculum = make_curriculum(args.curriculum, **curriculum_params(args)) \
             if args.env_model == CURRICULUM else None
 
     def total_steps(self) -> int:
-        return self.args.total_epochs * self.args.steps_per_epoch
+        """The run's steps: --total_epochs x --steps_per_epoch, or with --max_agent_episodes the steps the budget
+        takes when every task is valid (what the learning-rate schedules are sized for)."""
+        args = self.args
+        if args.max_agent_episodes:
+            return math.ceil(args.max_agent_episodes / (args.env_prompts_per_step * args.num_generations_per_prompt
+                                                        * args.attempts))
+        return args.total_epochs * args.steps_per_epoch
+
+    def finished(self, step: int) -> bool:
+        """Done after ``step`` steps: the last one, or the episode budget spent (or left unspendable: a whole epoch
+        of steps without a valid task)."""
+        args = self.args
+        if args.max_agent_episodes:
+            return self.played >= args.max_agent_episodes or self.idle_steps >= args.steps_per_epoch
+        return step >= self.total_steps()
 
     def epoch_of(self, step: int) -> int:
         return (step - 1) // self.args.steps_per_epoch
 
     def env_updates_now(self, step: int) -> bool:
-        return self.args.alternate == "step" or step % self.args.steps_per_epoch == 0
+        """Whether the environment policy learns after ``step`` (once it is attempted): every step, or at the end
+        of each epoch and of the run (which a budget of episodes can end mid-epoch)."""
+        return self.args.alternate == "step" or step % self.args.steps_per_epoch == 0 or self.finished(step)
 
     def write(self, env: Side, step: int) -> list[WrittenTask]:
         """The step's tasks, read and checked (a spec without a seed gets one derived from the step)."""
@@ -74,6 +94,8 @@ class GameSpace:
         for task, episodes in zip(valid, played):
             task.p = success_rate(episodes)
             by_level[(task.task.game, task.task.complexity)].append(task.p)
+        self.played += sum(len(episodes) for episodes in played)
+        self.idle_steps = 0 if valid else self.idle_steps + 1
         for (game, complexity), rates in by_level.items():
             self.success[game][complexity] = sum(rates) / len(rates)
         if self.curriculum is not None:
@@ -99,6 +121,7 @@ class GameSpace:
         return {
             "agent_success": sum(e.success for e in episodes) / len(episodes) if episodes else None,
             "episodes": len(episodes),
+            "total_episodes": self.played,
             "complexities": dict(complexities),
             "params": [t.task.params for t in valid if t.task.params],
         }
@@ -108,9 +131,10 @@ class GameSpace:
         return task_record(step, task, spec_text(task.task) if task.valid else None)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"success": self.success, "curriculum": self.curriculum.state_dict() if self.curriculum else {}}
+        return {"success": self.success, "played": self.played, "idle_steps": self.idle_steps,
+                "curriculum": self.curriculum.state_dict() if self.curriculum else {}}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.success = state["success"]
+        self.success, self.played, self.idle_steps = state["success"], state["played"], state["idle_steps"]
         if self.curriculum is not None:
             self.curriculum.load_state_dict(state["curriculum"])

@@ -9,7 +9,8 @@ trainer's.
 
 The run folder ``<save_path>/<wb_run_name>`` holds ``genenv_metrics.jsonl`` (one line per step),
 ``generated_tasks.jsonl`` (every task written, valid or not, with its reason, ``p`` and ``R_env``),
-``episode_details.jsonl`` (games), ``eval_metrics.jsonl`` (datasets with ``--val_files``),
+``episode_details.jsonl`` (games), ``eval_env_metrics.jsonl`` and ``eval_results/`` (games: the PERPO trainer's
+online evaluation, ``--eval_*`` flags), ``eval_metrics.jsonl`` (datasets with ``--val_files``),
 ``data/train_epoch_XXX.parquet`` (datasets), Hugging Face checkpoints of the agent in ``saved_models/``
 and of the environment policy in ``env_policy/saved_models/``, ``trainer_state.pt`` and
 ``figures/genenv_curves.png``.
@@ -34,6 +35,7 @@ from gymverse.run.checkpoints import (
     save_checkpoint, save_trainer_state, step_dir_name,
 )
 from gymverse.run.files import RunFiles
+from gymverse.run.online_eval import eval_wandb_metrics, online_eval
 from gymverse.run.plan import derive_seed
 from gymverse.train.update import PolicyUpdate, prepare_torch
 
@@ -171,8 +173,12 @@ class GenEnvRun:
 
     # -- evaluation, checkpoints, logging -------------------------------------------------------
     def evaluate(self, step: int) -> None:
-        """datasets with --val_files: the agent's mean reward on the validation set."""
-        if self.args.task_space != "datasets":
+        """games: the PERPO trainer's online evaluation; datasets with --val_files: the agent's mean reward on the
+        validation set."""
+        if self.args.task_space == "games":
+            records = online_eval(self.agent.policy, self.args, self.seed, self.files, step)
+            if self.wandb is not None:
+                self.wandb.log(eval_wandb_metrics(records), step=step)
             return
         judge = self.agent
         if hasattr(self.agent.policy, "generator"):
@@ -213,8 +219,13 @@ class GenEnvRun:
 
     def finished(self) -> bool:
         if self.args.task_space == "games":
-            return self.step >= self.space.total_steps()
+            return self.space.finished(self.step)
         return self.space.finished()
+
+    def bar_position(self) -> int:
+        """Progress: episodes played with --max_agent_episodes (at most the budget), else steps."""
+        budget = self.args.max_agent_episodes
+        return min(self.space.played, budget) if budget else self.step
 
     # -- the run --------------------------------------------------------------------------------
     def run(self) -> Path:
@@ -226,9 +237,10 @@ class GenEnvRun:
         self.setup()
         if self.step == 0:
             self.evaluate(0)
-        total = self.space.total_steps() if args.task_space == "games" else None
-        bar = tqdm(total=total, initial=self.step, desc="GenEnv", disable=not self.progress, dynamic_ncols=True,
-                   file=sys.stdout)
+        budget = args.max_agent_episodes
+        total = budget or (self.space.total_steps() if args.task_space == "games" else None)
+        bar = tqdm(total=total, initial=self.bar_position(), desc="GenEnv", unit=" episodes" if budget else " steps",
+                   disable=not self.progress, dynamic_ncols=True, file=sys.stdout)
         started = time.time()
         while not self.finished():
             step = self.step + 1
@@ -242,10 +254,14 @@ class GenEnvRun:
                 self.wandb.log(flat_metrics(result), step=step)
             if (args.save_steps > 0 and step % args.save_steps == 0) or done:
                 self.save(step)
-            bar.update()
+            bar.update(self.bar_position() - bar.n)
             bar.set_postfix_str(f"R_env {result.get('mean_r_env', 0):.2f} band {result.get('band_fraction', 0):.2f} "
                                 f"agent {result.get('agent_success') or 0:.2f}")
         bar.close()
+        if budget and self.space.played < budget:
+            print(f"Stopped early at step {self.step}: the environment policy wrote no valid task in "
+                  f"{args.steps_per_epoch} steps in a row; the agent played {self.space.played} of the "
+                  f"{budget} episodes of --max_agent_episodes")
         if self.wandb is not None:
             self.wandb.finish()
         figure = plot_genenv(self.run_dir)

@@ -17,6 +17,7 @@ from gymverse.policy.base import Generation
 
 UNIFORM = "uniform"
 CURRICULUM = "curriculum"
+SHOWN_LEVELS = 6  # a prompt shows the agent's success at this many complexities at most (the highest ones seen)
 
 
 def spec_text(spec: GameSpec, short: bool = False) -> str:
@@ -32,7 +33,7 @@ def spec_text(spec: GameSpec, short: bool = False) -> str:
 def game_prompt(game: str, info: GameInfo, success: Mapping[int, float]) -> str:
     """The environment policy's prompt for one game; ``success``: the agent's latest rate per complexity."""
     params = ", ".join(f"{name} {low}..{high}" for name, (low, high) in info.ranges.items()) or "none"
-    seen = ", ".join(f"c{level} {rate:.2f}" for level, rate in sorted(success.items())[-6:]) or "none yet"
+    seen = ", ".join(f"c{level} {rate:.2f}" for level, rate in sorted(success.items())[-SHOWN_LEVELS:]) or "none yet"
     return (f"Task JSON (game, complexity; optional seed, params)\ngame: {game}; complexity: 1..{info.highest}\n"
             f"params: {params}\nagent success: {seen}\n")
 
@@ -73,14 +74,16 @@ class CurriculumSpecs:
 
 
 def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> list[tuple[str, str]]:
-    """``count`` (prompt content, random valid spec) pairs over the games, with varied success lines."""
+    """``count`` (prompt content, random valid spec) pairs over the games, with success lines as varied as a run's
+    (none to every complexity shown, any rate), so that the warm start still writes specs once the agent's
+    success fills its prompts."""
     rng = random.Random(seed)
     names = list(games)
     pairs = []
     for k in range(count):
         game = names[k % len(names)]
-        levels = rng.sample(range(1, games[game].highest + 1), rng.randint(0, min(3, games[game].highest)))
-        success = {level: rng.choice((0.0, 0.25, 0.5, 0.75, 1.0)) for level in levels}
+        levels = rng.sample(range(1, games[game].highest + 1), rng.randint(0, min(SHOWN_LEVELS, games[game].highest)))
+        success = {level: rng.random() for level in levels}
         pairs.append((game_prompt(game, games[game], success), spec_text(random_spec(rng, game, games[game]), short=True)))
     return pairs
 

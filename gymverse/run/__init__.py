@@ -11,6 +11,7 @@
 * ``env_table``: per-environment tallies and PERPO advantages as arrays ranks can sum;
 * ``files``: ``RunFiles``, the run folder's logs with GymVerse's names and fields;
 * ``checkpoints``: run folders, Hugging Face checkpoints, the state a resumed run continues from;
+* ``online_eval``: the online evaluation on games (``--eval_*`` flags) both trainers run;
 * ``figures``: training curves and the before/after evaluation table.
 
 Nothing here imports a trainer or OAT.

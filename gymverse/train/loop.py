@@ -9,7 +9,6 @@ saved with each checkpoint; seeds of the games are derived from (seed, step), so
 replays exactly what an uninterrupted one would have done.
 """
 
-import copy
 import json
 import random
 import sys
@@ -23,12 +22,13 @@ from gymverse.run.checkpoints import (
     MODELS_DIR, load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states, run_seed,
     save_checkpoint, save_trainer_state, saved_steps, step_dir_name,
 )
-from gymverse.run.config import eval_levels, eval_settings, train_env_ids, wrappers_spec
+from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.curriculum import CurriculumDriver, apply_levels
 from gymverse.run.env_table import per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.interrupt import StopRequest
+from gymverse.run.online_eval import eval_wandb_metrics, online_eval
 from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.train.args import TrainArgs
@@ -146,28 +146,9 @@ class Trainer:
 
     # -- evaluation, checkpoints, logging -------------------------------------------------------
     def evaluate(self, step: int) -> list[dict[str, Any]]:
-        import torch
-
-        from gymverse.rollout import collect_episodes, make_env_group
-
-        args = self.args
-        judge = copy.copy(self.policy)
-        judge.temperature, judge.top_p = args.eval_temperature, args.eval_top_p
-        judge.generate_max_length = args.eval_generate_max_length
-        judge.generator = torch.Generator(device=self.policy.device).manual_seed(derive_seed(self.seed, 5))
-        records = []
-        for k, (env_id, (wrappers, template)) in enumerate(eval_settings(args).items()):
-            by_level = {}
-            for level in eval_levels(args):
-                group = make_env_group(env_id, min(args.eval_n, 32), wrappers, complexity=level,
-                                       seed=derive_seed(self.seed, 3, k), tokenizer=self.tokenizer)
-                by_level[level] = collect_episodes(judge, group, env_id, args.eval_n, template=template,
-                                                   max_model_len=args.max_model_len,
-                                                   seed=derive_seed(self.seed, 4, k, level))
-            records += self.files.log_eval(step, env_id, by_level)
+        records = online_eval(self.policy, self.args, self.seed, self.files, step)
         if self.wandb is not None:
-            accuracy = {f"eval/{r['env_id']}/c{r['complexity']}/accuracy": r["accuracy"] for r in records}
-            self.wandb.log(accuracy, step=step)
+            self.wandb.log(eval_wandb_metrics(records), step=step)
         return records
 
     def save(self, step: int) -> None:

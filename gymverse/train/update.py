@@ -119,5 +119,10 @@ def _scheduler(optimizer: Any, name: str, total: int, warmup_ratio: float) -> An
     from transformers import get_scheduler
 
     extra = {"min_lr_rate": 0.1} if name == "cosine_with_min_lr" else {}
-    return get_scheduler(name, optimizer, num_warmup_steps=int(total * warmup_ratio),
-                         num_training_steps=max(total, 1), scheduler_specific_kwargs=extra)
+    total = max(total, 1)
+    scheduler = get_scheduler(name, optimizer, num_warmup_steps=int(total * warmup_ratio),
+                              num_training_steps=total, scheduler_specific_kwargs=extra)
+    # past ``total`` updates (a GenEnv run on an episode budget whose tasks were not all valid) the rate stays at
+    # its last value, where a cosine would climb back up
+    scheduler.lr_lambdas = [lambda update, rate=rate: rate(min(update, total)) for rate in scheduler.lr_lambdas]
+    return scheduler

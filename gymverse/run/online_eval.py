@@ -1,0 +1,45 @@
+"""The online evaluation of a run on games: the policy being trained, on fresh games it never trains on.
+
+``online_eval`` plays ``--eval_n`` games of each ``--eval_envs`` id (the training ids when empty) at each
+``--eval_difficulty`` with its evaluation wrappers and prompt template, sampling at ``--eval_temperature``,
+``--eval_top_p`` and ``--eval_generate_max_length`` from a generator seeded by the run (so every evaluation of
+a run plays the same games the same way), and logs them with ``RunFiles.log_eval``
+(``eval_env_metrics.jsonl`` and ``eval_results/``). The PERPO trainer and the GenEnv loop both call it.
+"""
+
+import copy
+from typing import Any
+
+from gymverse.run.config import eval_levels, eval_settings
+from gymverse.run.files import RunFiles
+from gymverse.run.plan import derive_seed
+
+
+def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int) -> list[dict[str, Any]]:
+    """Evaluate ``policy`` (a model, or a scripted policy) at ``step``; one record per environment and complexity."""
+    from gymverse.rollout import collect_episodes, make_env_group
+
+    judge = copy.copy(policy)
+    judge.temperature, judge.top_p = config.eval_temperature, config.eval_top_p
+    judge.generate_max_length = config.eval_generate_max_length
+    if getattr(policy, "generator", None) is not None:
+        import torch
+
+        judge.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(seed, 5))
+    tokenizer = getattr(policy, "tokenizer", None)
+    records = []
+    for k, (env_id, (wrappers, template)) in enumerate(eval_settings(config).items()):
+        by_level = {}
+        for level in eval_levels(config):
+            group = make_env_group(env_id, min(config.eval_n, 32), wrappers, complexity=level,
+                                   seed=derive_seed(seed, 3, k), tokenizer=tokenizer)
+            by_level[level] = collect_episodes(judge, group, env_id, config.eval_n, template=template,
+                                               max_model_len=config.max_model_len if tokenizer is not None else None,
+                                               seed=derive_seed(seed, 4, k, level))
+        records += files.log_eval(step, env_id, by_level)
+    return records
+
+
+def eval_wandb_metrics(records: list[dict[str, Any]]) -> dict[str, float]:
+    """An evaluation's accuracies as wandb metrics (``eval/<env_id>/c<complexity>/accuracy``)."""
+    return {f"eval/{r['env_id']}/c{r['complexity']}/accuracy": r["accuracy"] for r in records}
