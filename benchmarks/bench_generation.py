@@ -27,7 +27,9 @@ def main(
     cpu_threads: int = 1,
     device: str = "cpu",
 ) -> None:
-    """Sample replies to a game prompt at each batch size and print the best of ``repeats`` runs.
+    """Sample replies to game prompts at each batch size and print the best of ``repeats`` runs. The prompts of a
+    batch differ (as a step's games do), so no prompt forward is shared; GRPO's shared prompts are measured by
+    ``bench_train.py --mode grpo-vs-trl``.
 
     Args:
         pretrain: model folder, or ``tiny``.
@@ -44,7 +46,8 @@ def main(
     # Every reply runs to the length limit, so all runs do the same work.
     eos = sorted(policy.eos_ids)
     policy.model.lm_head.register_forward_hook(lambda module, args, out: out.index_fill_(-1, torch.tensor(eos), -1e4))
-    prompt = apply_template("qwen3_game", OBSERVATION)
+    prompts = [apply_template("qwen3_game", f"{OBSERVATION}\nGame {k:03d}.") for k in range(max(batch_sizes))]
+    prompt = prompts[0]
     threads = cpu_threads or torch.get_num_threads()
     table = Table(title=f"{pretrain}: {policy.count_tokens(prompt)}-token prompt, {generate_max_length}-token replies, "
                         f"{threads} CPU thread(s)")
@@ -55,7 +58,7 @@ def main(
         best = float("inf")
         for _ in range(repeats):
             start = time.perf_counter()
-            replies = policy.generate([prompt] * batch)
+            replies = policy.generate(prompts[:batch])
             best = min(best, time.perf_counter() - start)
         tokens = sum(len(r.response_ids) for r in replies)
         table.add_row(str(batch), f"{best:.3f}", f"{tokens / best:,.0f}")
