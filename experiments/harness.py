@@ -414,7 +414,7 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
                         "(default fig/experiments/<study>)")
     parser.add_argument("--pretrain", default=None, help="model to warm-start (default the built-in tiny)")
     parser.add_argument("--steps", type=int, default=None, help="PERPO steps per run instead of the study's own "
-                        "(runs go to experiments-output/full-steps<N>, so budgets never mix)")
+                        "(runs go to experiments-output/full-steps<N>, results to fig/experiments/<study>-steps<N>)")
     options = parser.parse_args(argv)
     study = make_study(QUICK if options.quick else FULL)
     if options.pretrain:
@@ -426,7 +426,8 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
         study.budget = replace(study.budget, steps=options.steps)
     budget_name = ("quick" if options.quick else "full") + ("" if options.steps is None else f"-steps{options.steps}")
     root = options.root or REPO / "experiments-output" / budget_name
-    out = options.out or (root / "fig" / study.name if options.quick else FIG_ROOT / study.name)
+    folder = study.name + ("" if options.steps is None else f"-steps{options.steps}")
+    out = options.out or (root / "fig" / folder if options.quick else FIG_ROOT / folder)
     if options.jobs < 1 or not options.seeds:
         print("error: --jobs must be >= 1 and --seeds needs at least one seed", file=sys.stderr)
         return 2
