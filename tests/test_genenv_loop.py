@@ -270,6 +270,17 @@ def test_a_prompted_endpoint_writes_specs_and_earns_the_same_reward(tmp_path):
     assert not (run / "env_policy").exists() and len(script.log) == 8
 
 
+def test_a_prompted_endpoint_with_the_chat_template_is_asked_through_the_chat_api():
+    from gymverse.genenv.config import GenEnvArgs
+    from gymverse.genenv.sides import env_settings, load_side, prompt_text
+
+    settings = env_settings(GenEnvArgs())
+    chat = load_side("environment", "openai:http://127.0.0.1:9/v1#m", settings, 1, True, "chat", seed=0)
+    plain = load_side("environment", "openai:http://127.0.0.1:9/v1#m", settings, 1, True, "no", seed=0)
+    assert chat.policy.chat and not plain.policy.chat and not chat.trainable
+    assert prompt_text("chat", "write a spec", chat.tokenizer) == "write a spec"  # the server templates it
+
+
 class FakeVLLMPolicy:
     """Stands in for ``gymverse.policy.vllm_policy.VLLMPolicy`` (vLLM needs a GPU): the model folder's tokenizer,
     token ids in its replies (as vLLM gives), a valid spec for GridCourier and garbage for the other game."""

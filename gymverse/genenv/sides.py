@@ -74,13 +74,16 @@ def load_side(
     stop_at_box: bool = False, reference: str | None = None,
 ) -> Side:
     """The side ``spec`` names, sampling with ``settings`` (temperature, top_p, generate_max_length, max_model_len,
-    device); trained when ``train`` and it is a Hugging Face model. ``reference`` adds the KL term's model."""
+    device); trained when ``train`` and it is a Hugging Face model. ``reference`` adds the KL term's model. An
+    ``openai:`` endpoint with the ``chat`` template is asked through the chat API, so the server applies its own
+    chat template (there is no tokenizer here to apply it)."""
     from gymverse.policy import load_policy
     from gymverse.policy.hf import HFPolicy, load_causal_lm
 
     policy = load_policy(
         spec, temperature=settings.temperature, top_p=settings.top_p, max_model_len=settings.max_model_len,
         generate_max_length=settings.generate_max_length, seed=seed, device=settings.device, stop_at_box=stop_at_box,
+        chat=template == "chat",
     )
     if not (train and isinstance(policy, HFPolicy)):
         return Side(name, policy, None, template)
