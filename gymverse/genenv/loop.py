@@ -16,7 +16,6 @@ and of the environment policy in ``env_policy/saved_models/``, ``trainer_state.p
 ``figures/genenv_curves.png``.
 """
 
-import copy
 import json
 import random
 import sys
@@ -35,7 +34,7 @@ from gymverse.run.checkpoints import (
     save_checkpoint, save_trainer_state, step_dir_name,
 )
 from gymverse.run.files import RunFiles
-from gymverse.run.online_eval import eval_wandb_metrics, online_eval
+from gymverse.run.online_eval import eval_wandb_metrics, evaluation_copy, online_eval
 from gymverse.run.plan import derive_seed
 from gymverse.train.update import PolicyUpdate, prepare_torch
 
@@ -181,12 +180,8 @@ class GenEnvRun:
                 self.wandb.log(eval_wandb_metrics(records), step=step)
             return
         judge = self.agent
-        if hasattr(self.agent.policy, "generator"):
-            import torch
-
-            policy = copy.copy(self.agent.policy)
-            policy.temperature = self.args.eval_temperature
-            policy.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(self.seed, 5))
+        if hasattr(self.agent.policy, "generator"):  # a model: the eval temperature; answers keep their full length
+            policy = evaluation_copy(self.agent.policy, self.seed, temperature=self.args.eval_temperature)
             judge = Side("judge", policy, None, self.agent.template)
         result = self.space.evaluate(judge)
         if result is not None:

@@ -19,13 +19,8 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
     """Evaluate ``policy`` (a model, or a scripted policy) at ``step``; one record per environment and complexity."""
     from gymverse.rollout import collect_episodes, make_env_group
 
-    judge = copy.copy(policy)
-    judge.temperature, judge.top_p = config.eval_temperature, config.eval_top_p
-    judge.generate_max_length = config.eval_generate_max_length
-    if getattr(policy, "generator", None) is not None:
-        import torch
-
-        judge.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(seed, 5))
+    judge = evaluation_copy(policy, seed, temperature=config.eval_temperature, top_p=config.eval_top_p,
+                            generate_max_length=config.eval_generate_max_length)
     tokenizer = getattr(policy, "tokenizer", None)
     records = []
     for k, (env_id, (wrappers, template)) in enumerate(eval_settings(config).items()):
@@ -38,6 +33,20 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
                                                seed=derive_seed(seed, 4, k, level))
         records += files.log_eval(step, env_id, by_level)
     return records
+
+
+def evaluation_copy(policy: Any, seed: int, **sampling: Any) -> Any:
+    """A copy of ``policy`` that samples with ``sampling`` (temperature, top_p, ...) from a generator of its own,
+    seeded by the run: every evaluation of a run draws alike, and the policy in training keeps its settings and
+    its random state."""
+    judge = copy.copy(policy)
+    for name, value in sampling.items():
+        setattr(judge, name, value)
+    if getattr(policy, "generator", None) is not None:
+        import torch
+
+        judge.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(seed, 5))
+    return judge
 
 
 def eval_wandb_metrics(records: list[dict[str, Any]]) -> dict[str, float]:
