@@ -112,14 +112,15 @@ def _continued_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
     """The same logits as :func:`_whole_row_logits`, each distinct prompt read once and its cache shared."""
     import torch
 
-    first, cache, mask, positions = prompt_forward(model, prompt_ids, pad_id, cache_argument(model))
+    cache_name = cache_argument(model)
+    first, cache, mask, positions = prompt_forward(model, prompt_ids, pad_id, cache_name)
     if width == 1:
         return first[:, None]
     ids = right_padded(response_ids, width, pad_id, model.device)[:, :-1]  # each but the last predicts the next
     mask = torch.cat([mask, response_mask(response_ids, model.device)[:, : width - 1].to(mask.dtype)], dim=-1)
     positions = positions[:, -1:] + 1 + torch.arange(width - 1, device=model.device)
     rest = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                 **{cache_argument(model): cache}).logits
+                 **{cache_name: cache}).logits
     return torch.cat([first[:, None], rest], dim=1)
 
 
