@@ -9,7 +9,7 @@ are evaluated on the same held-out levels every few steps; the finding is read f
 import sys
 from dataclasses import replace
 
-from experiments.harness import Arm, Budget, Study, episodes_to_reach, main, mean_curve
+from experiments.harness import FULL, Arm, Budget, Study, episodes_to_reach, main, mean_curve
 
 GAMES = "gymverse:GridCourier|gymverse:MailSorter"
 STATIC, ALIGNED = "static (uniform levels 1-5)", "alpha curriculum"
@@ -49,7 +49,7 @@ def data_efficiency_study(budget: Budget) -> Study:
         eval_env_ids=GAMES.split("|"),
         eval_levels=[1, 2, 3, 4, 5],
         curve_levels=[1, 3, 5],
-        budget=budget if budget.max_levels else replace(budget, steps=32, eval_every=4),
+        budget=replace(FULL, steps=32, eval_every=4) if budget == FULL else budget,  # longer curves, read more often
         findings=data_efficiency,
     )
 
