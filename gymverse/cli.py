@@ -32,13 +32,15 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
     """
     import gymverse  # noqa: F401  (registers the games)
     from gymverse.env import env_class, highest_complexity, registered_ids
+    from gymverse.env.gymverse_ids import default_game_name
+    from gymverse.env.registry import game_domain
     from gymverse.synthesis.records import unverified_games
 
     ids = registered_ids("gymverse")
     unverified: set[str] = set()
     if dir is not None:
         ids += [i for i in EnvSelection(dir=dir).resolve(log=_say) if i not in ids]
-        unverified = {f"{dir.name}:{name}" for name in unverified_games(dir)}
+        unverified = {f"{dir.name}:{default_game_name(name)}" for name in unverified_games(dir)}
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
     table.add_column("domain")
@@ -52,7 +54,7 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
         label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
             first_row = i == 0
-            table.add_row(label if first_row else "", getattr(cls, "domain", "misc") if first_row else "",
+            table.add_row(label if first_row else "", game_domain(cls) if first_row else "",
                           str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
                           end_section=i == len(params) - 1)
     console.print(table)

@@ -24,8 +24,11 @@ import gem
 from gem.envs.registration import ENV_REGISTRY
 
 from gymverse.env.complexity import validate_complexity
-from gymverse.errors import BadInput
 from gymverse.env.core import ComplexityKnob, EvolvableEnv
+from gymverse.env.gymverse_ids import (
+    Registration, default_game_name, defines_a_class, domain_from_file_name, read_registrations,
+)
+from gymverse.errors import BadInput
 
 NAMESPACE = "gymverse"
 PLUGIN_GROUP = "gymverse.envs"
@@ -36,11 +39,13 @@ class RegistrationReport:
     registered: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # file or id -> error message
     files: dict[str, str] = field(default_factory=dict)  # id -> the file that defines it (env folders)
+    not_games: list[str] = field(default_factory=list)  # files of an env folder that define no class (scripts)
 
     def merge(self, other: "RegistrationReport") -> None:
         self.registered += other.registered
         self.failed.update(other.failed)
         self.files.update(other.files)
+        self.not_games += other.not_games
 
 
 class RebuildOnComplexity(ComplexityKnob, gem.Env):
@@ -124,15 +129,26 @@ def register_library(package: str, namespace: str = NAMESPACE) -> RegistrationRe
 def builtin_env_classes(namespace: str = NAMESPACE) -> list[type[EvolvableEnv]]:
     """Every game class registered under ``namespace`` (imported now), in a stable order."""
     classes = [env_class(env_id) for env_id in registered_ids(namespace)]
-    return sorted(classes, key=lambda c: (getattr(c, "domain", "misc"), c.__name__))
+    return sorted(classes, key=lambda c: (game_domain(c), c.__name__))
 
 
-def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport) -> None:
+def game_domain(cls: type) -> str:
+    """What a game is about: the ``domain`` its class declares, else the one its file's name gives (GymVerse's
+    ``tool_use_...``, ``logic_...``), else ``"misc"``."""
+    declared = getattr(cls, "domain", None)
+    if isinstance(declared, str) and declared and declared != EvolvableEnv.domain:
+        return declared
+    module = sys.modules.get(getattr(cls, "__module__", ""))
+    return domain_from_file_name(Path(getattr(module, "__file__", None) or "").name) or EvolvableEnv.domain
+
+
+def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport,
+              kwargs: dict[str, Any] | None = None) -> None:
     if env_id in ENV_REGISTRY:
         if ENV_REGISTRY[env_id].entry_point != entry_point:
             report.failed[env_id] = "an environment with this id is already registered"
         return
-    gem.register(env_id, entry_point)
+    gem.register(env_id, entry_point, **(kwargs or {}))
     report.registered.append(env_id)
 
 
@@ -143,6 +159,7 @@ def entry_point_for(cls: type) -> Callable[..., gem.Env]:
     def build(**kwargs: Any) -> gem.Env:
         return RebuildOnComplexity(cls, **kwargs)
     build.__name__ = build.__qualname__ = cls.__name__
+    build.__wrapped__ = cls  # what env_class returns for the id
     return build
 
 
@@ -156,27 +173,67 @@ def env_files(folder: str | Path) -> list[Path]:
     return [file for file in sorted(folder.glob("*.py")) if not file.name.startswith("_")]
 
 
-def folder_env_ids(prefix: str, classes_by_file: dict[Path, list[str]]) -> dict[tuple[Path, str], str]:
-    """``prefix:ClassName`` for each class; a name that two files define becomes ``prefix:file_stem.ClassName``."""
-    count = Counter(name for names in classes_by_file.values() for name in set(names))
-    return {
-        (file, name): f"{prefix}:{file.stem}.{name}" if count[name] > 1 else f"{prefix}:{name}"
-        for file, names in classes_by_file.items() for name in names
-    }
+def folder_env_specs(
+    prefix: str, classes_by_file: dict[Path, list[str]],
+    registrations: dict[tuple[str, str], list[Registration]] | None = None,
+) -> dict[str, tuple[Path, str, dict[str, Any]]]:
+    """Every id the games of an env folder take: ``{env id: (file, class name, constructor kwargs)}``.
+
+    A class that ``registrations`` names (GymVerse's ``register()`` calls, :func:`read_registrations`) takes
+    those ids and kwargs, one id per call; any other class is ``prefix:<Name>`` for a ``<Name>Env`` class
+    (other names as they are), or ``prefix:<file stem>.<Name>`` where that id is taken twice.
+    """
+    registrations = registrations or {}
+    specs: dict[str, tuple[Path, str, dict[str, Any]]] = {}
+    unnamed = []
+    for file, names in classes_by_file.items():
+        for name in names:
+            known = registrations.get((file.stem, name), [])
+            for env_id, kwargs in known:
+                specs[env_id] = (file, name, dict(kwargs))
+            if not known:
+                unnamed.append((file, name))
+    count = Counter(f"{prefix}:{default_game_name(name)}" for _, name in set(unnamed))
+    for file, name in unnamed:
+        env_id = f"{prefix}:{default_game_name(name)}"
+        if count[env_id] > 1 or env_id in specs:
+            env_id = f"{prefix}:{file.stem}.{default_game_name(name)}"
+        specs[env_id] = (file, name, {})
+    return specs
+
+
+def folder_env_ids(
+    prefix: str, classes_by_file: dict[Path, list[str]],
+    registrations: dict[tuple[str, str], list[Registration]] | None = None,
+) -> dict[tuple[Path, str], str]:
+    """Each game's own id, one per class: the first of its ids in :func:`folder_env_specs` (the id a verdict names)."""
+    ids: dict[tuple[Path, str], str] = {}
+    for env_id, (file, name, _) in folder_env_specs(prefix, classes_by_file, registrations).items():
+        ids.setdefault((file, name), env_id)
+    return ids
 
 
 def load_env_file(path: str | Path, prefix: str = "sandbox") -> Any:
-    """Import one file of an env folder as module ``gymverse_user_envs.<prefix>.<stem>``."""
+    """Import one file of an env folder as module ``gymverse_user_envs.<prefix>.<stem>``.
+
+    Entries of ``sys.modules`` the file replaces are put back afterwards (GymVerse's solver scripts swap
+    ``gem.core`` for a copy of their own), so one file cannot break the imports of the files after it.
+    """
     path = Path(path)
     name = f"gymverse_user_envs.{prefix}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    before = dict(sys.modules)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        del sys.modules[name]
+        sys.modules.pop(name, None)
         raise
+    finally:
+        for key, kept in before.items():
+            if sys.modules.get(key) is not kept:
+                sys.modules[key] = kept
     return module
 
 
@@ -188,10 +245,11 @@ Vet = Callable[[Path, str], dict[str, str]]
 
 
 def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | None = None) -> RegistrationReport:
-    """Register every env class in the ``.py`` files of ``path`` as ``<prefix>:<ClassName>``.
+    """Register every env class in the ``.py`` files of ``path``, with the ids :func:`folder_env_specs` gives.
 
-    ``prefix`` defaults to the folder's name; a class name that two files define is registered as
-    ``<prefix>:<file_stem>.<ClassName>`` for each. Files that fail to import and classes that fail to
+    ``prefix`` defaults to the folder's name. GymVerse's ids come from the ``register()`` calls of the
+    ``__init__.py`` beside the folder, read without running it. A file that defines no class (a script) is
+    not a game and is not imported (``report.not_games``). Files that fail to import and classes that fail to
     construct are listed in the report's ``failed`` and skipped; the rest still register.
 
     This imports the files into the calling process. ``vet`` judges the folder first, elsewhere:
@@ -209,22 +267,26 @@ def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | Non
         if str(file) in refused:
             continue
         try:
+            if not defines_a_class(file.read_bytes()):
+                report.not_games.append(str(file))
+                continue
             modules[file] = load_env_file(file, prefix)
         except BaseException as error:  # a user's file may even call sys.exit
             report.failed[str(file)] = _describe(error)
     classes = {file: {cls.__name__: cls for cls in env_classes(module)} for file, module in modules.items()}
-    ids = folder_env_ids(prefix, {file: list(names) for file, names in classes.items()})
-    for (file, name), env_id in ids.items():
+    specs = folder_env_specs(prefix, {file: list(names) for file, names in classes.items()},
+                             read_registrations(folder))
+    for env_id, (file, name, kwargs) in specs.items():
         if env_id in refused:
             continue
         entry_point = entry_point_for(classes[file][name])
         report.files[env_id] = str(file)
         try:
-            entry_point(complexity=1)
+            entry_point(**{"complexity": 1, **kwargs})
         except BaseException as error:
             report.failed[env_id] = _describe(error)
             continue
-        _register(env_id, entry_point, report)
+        _register(env_id, entry_point, report, kwargs)
     return report
 
 
@@ -261,4 +323,4 @@ def env_class(env_id: str) -> type:
     if isinstance(entry, str):
         module, name = entry.split(":")
         entry = getattr(importlib.import_module(module), name)
-    return entry
+    return getattr(entry, "__wrapped__", entry)

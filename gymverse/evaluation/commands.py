@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from gymverse.console import console
 from gymverse.errors import BadInput
-from gymverse.evaluation.options import FLAT, EnvSelection, SweepOptions
+from gymverse.evaluation.options import FLAT, EnvSelection, EvalSelection, SweepOptions
 
 
 def _progress() -> Progress:
@@ -39,7 +39,7 @@ def exits_on_bad_input(command: Callable[..., None]) -> Callable[..., None]:
 @exits_on_bad_input
 def eval_command(
     policy: str,
-    envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
+    envs: Annotated[EvalSelection, FLAT] = EvalSelection(),  # noqa: B008 (tyro reads the default)
     sweep: Annotated[SweepOptions, FLAT] = SweepOptions(),  # noqa: B008
     output: Path = Path("eval-output"),
     overwrite: bool = False,

@@ -74,7 +74,7 @@ def play_instances(policy: Any, config: SweepConfig, env_id: str, level: int, se
     copies = [seed for seed in seeds for _ in range(config.attempts)]
     group = make_env_group(env_id, len(copies), wrappers=config.wrappers, complexity=level, tokenizer=tokenizer)
     return collect_episodes(policy, group, env_id, num_episodes=len(copies), template=config.template,
-                            max_model_len=config.max_model_len, seed=copies)
+                            max_model_len=config.max_model_len, seed=copies, max_turns=config.max_turns)
 
 
 def run_sweep(

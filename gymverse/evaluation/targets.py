@@ -4,6 +4,7 @@ A folder's games are not ours: the sandbox lists them (``gymverse.sandbox.select
 :class:`GameFile` targets, which are only ever built inside the sandbox's children.
 """
 
+import fnmatch
 import functools
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Callable
 import gem
 
 from gymverse.env.registry import (
-    entry_point_for, env_class, env_classes, load_env_file, register_env_dir, registered_ids,
+    entry_point_for, env_class, env_classes, game_domain, load_env_file, register_env_dir, registered_ids,
 )
 from gymverse.errors import BadInput, require_known
 
@@ -60,8 +61,8 @@ def target_for(env: str | type) -> EnvTarget:
             cls = env_class(env)
         except KeyError as error:
             raise BadInput(error.args[0]) from None
-        return EnvTarget(env, getattr(cls, "domain", "misc"), env)
-    return EnvTarget(env.__name__, getattr(env, "domain", "misc"), env)
+        return EnvTarget(env, game_domain(cls), env)
+    return EnvTarget(env.__name__, game_domain(env), env)
 
 
 def resolve_env_ids(
@@ -69,14 +70,16 @@ def resolve_env_ids(
 ) -> list[str]:
     """``ids``, plus every built-in game with ``all_builtin``, plus every game in ``folder`` (registered first).
 
-    Files in ``folder`` that fail to import are reported through ``log`` and skipped.
+    An id with ``*``, ``?`` or ``[`` is a pattern for the registered ids it matches (``example:*``). Files in
+    ``folder`` that fail to import are reported through ``log`` and skipped.
     """
-    ids = list(ids)
+    ids = expand_patterns(ids)
     if folder is not None:
         report = register_env_dir(folder)
         for where, error in report.failed.items():
             log(f"skipped {where}: {error}")
-        found = registered_ids(Path(folder).name)  # includes games a previous call registered
+        # the folder's namespace includes games a previous call registered; GymVerse's ids may name others
+        found = sorted(set(registered_ids(Path(folder).name)) | set(report.registered))
         if not found:
             raise BadInput(f"no games found in {folder}")
         ids += found
@@ -86,3 +89,17 @@ def resolve_env_ids(
         raise BadInput("name env ids, or use --all or --dir PATH")
     require_known(ids, registered_ids())
     return list(dict.fromkeys(ids))
+
+
+def expand_patterns(ids: list[str]) -> list[str]:
+    """Each pattern of ``ids`` replaced by the registered ids it matches (a pattern that matches none is refused)."""
+    expanded = []
+    for env_id in ids:
+        if not any(mark in env_id for mark in "*?["):
+            expanded.append(env_id)
+            continue
+        matched = fnmatch.filter(registered_ids(), env_id)
+        if not matched:
+            raise BadInput(f"no registered environment id matches {env_id!r}; see `gymverse envs`")
+        expanded += matched
+    return expanded

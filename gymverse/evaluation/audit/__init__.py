@@ -8,6 +8,7 @@ Games that are not ours are audited one by one in the sandbox (``audit_one=gymve
 from dataclasses import dataclass, field
 from typing import Callable
 
+from gymverse.env.players import has_solver as game_has_solver
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, epsilon_name, play_level
 from gymverse.evaluation.audit.correctness import Correctness, audit_correctness
 from gymverse.evaluation.audit.difficulty import NOT_MEASURED, Difficulty, audit_difficulty
@@ -73,11 +74,7 @@ class AuditResult:
 def has_solver(target: EnvTarget) -> bool:
     env = target.make(1)
     env.reset(seed=0)
-    try:
-        env.unwrapped.oracle_action()
-    except (AttributeError, NotImplementedError):
-        return False
-    return True
+    return game_has_solver(env)
 
 
 def agents_for(target: EnvTarget, epsilons: list[float]) -> list[str]:
