@@ -67,6 +67,10 @@ BROKEN = '''
 import random
 from gem.core import Env
 import a_module_that_does_not_exist
+
+
+class NeverImported(Env):
+    pass
 '''
 
 UNBUILDABLE = '''
