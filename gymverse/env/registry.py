@@ -145,11 +145,19 @@ def game_domain(cls: type) -> str:
 def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport,
               kwargs: dict[str, Any] | None = None) -> None:
     if env_id in ENV_REGISTRY:
-        if ENV_REGISTRY[env_id].entry_point != entry_point:
+        if _game_of(ENV_REGISTRY[env_id].entry_point) != _game_of(entry_point):
             report.failed[env_id] = "an environment with this id is already registered"
         return
     gem.register(env_id, entry_point, **(kwargs or {}))
     report.registered.append(env_id)
+
+
+def _game_of(entry_point: Callable[..., gem.Env] | str) -> Any:
+    """What an entry point builds: the same class of the same module, even when imported again, is the same game."""
+    if isinstance(entry_point, str):
+        return entry_point
+    cls = getattr(entry_point, "__wrapped__", entry_point)
+    return getattr(cls, "__module__", None), getattr(cls, "__qualname__", cls)
 
 
 def entry_point_for(cls: type) -> Callable[..., gem.Env]:

@@ -86,6 +86,9 @@ class Workflow:
 
 def run_workflow(workflow: Workflow, log: Callable[[str], None] = print) -> list[str]:
     """Evaluate every checkpoint on every category; return the ``<model folder>/<category>`` runs that failed."""
+    from gymverse.run.config import register_env_dirs
+
+    register_env_dirs(workflow, log=log)
     taken: set[str] = set()
     names = [checkpoint_name(spec, taken) for spec in workflow.models]
     failed = []
@@ -95,7 +98,7 @@ def run_workflow(workflow: Workflow, log: Callable[[str], None] = print) -> list
         policy = None
         for category, entries in workflow.categories.items():
             try:
-                env_ids = EvalSelection(entries, env_dir=workflow.env_dir).resolve(log=log)
+                env_ids = EvalSelection(entries).resolve(log=log)
                 if workflow.gpus:
                     _run_on_gpus(workflow, spec, env_ids, folder / category, log)
                 else:

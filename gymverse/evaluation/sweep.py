@@ -92,6 +92,11 @@ def run_sweep(
     targets = [target_for(env_id) for env_id in config.env_ids]
     if policy is None:
         policy = load(config)  # before the log is touched: a bad spec leaves the output folder as it was
+    if getattr(policy, "plays_the_solver", False):
+        unsolved = [target.env_id for target in targets if not target.has_solver()]
+        if unsolved:
+            raise BadInput(f"the {config.policy} policy plays each game's solver; {', '.join(unsolved)} "
+                           f"{'has' if len(unsolved) == 1 else 'have'} none (try random, or a model)")
     log = RecordLog(Path(output) / "records.jsonl", asdict(config), overwrite=overwrite)
     finished = log.finished_instances()
     total = len(targets) * len(config.levels) * config.instances

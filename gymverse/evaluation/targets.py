@@ -12,6 +12,7 @@ from typing import Callable
 
 import gem
 
+from gymverse.env.players import has_solver
 from gymverse.env.registry import (
     entry_point_for, env_class, env_classes, game_domain, load_env_file, register_env_dir, registered_ids,
 )
@@ -52,6 +53,12 @@ class EnvTarget:
     @property
     def sandboxed(self) -> bool:
         return isinstance(self.spec, GameFile)
+
+    def has_solver(self) -> bool:
+        """Whether the game has a reference solver (asked of one game at level 1, reset)."""
+        env = self.make(1)
+        env.reset(seed=0)
+        return has_solver(env)
 
 
 def target_for(env: str | type) -> EnvTarget:

@@ -25,12 +25,16 @@ def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str, solver:
 class OraclePolicy:
     """Plays each game's reference solver: the best the games allow."""
 
+    plays_the_solver = True
+
     def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
         return [Generation(env.oracle_action()) for env in _games(envs, prompts, "oracle", solver=True)]
 
 
 class EpsilonOraclePolicy:
     """The reference solver, replaced by a random well-formed command with probability ``epsilon``."""
+
+    plays_the_solver = True
 
     def __init__(self, epsilon: float, seed: int | None = None) -> None:
         if not 0 <= epsilon <= 1:

@@ -8,7 +8,6 @@ Games that are not ours are audited one by one in the sandbox (``audit_one=gymve
 from dataclasses import dataclass, field
 from typing import Callable
 
-from gymverse.env.players import has_solver as game_has_solver
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, epsilon_name, play_level
 from gymverse.evaluation.audit.correctness import Correctness, audit_correctness
 from gymverse.evaluation.audit.difficulty import NOT_MEASURED, Difficulty, audit_difficulty
@@ -71,14 +70,8 @@ class AuditResult:
         return rank_envs(self.problems)
 
 
-def has_solver(target: EnvTarget) -> bool:
-    env = target.make(1)
-    env.reset(seed=0)
-    return game_has_solver(env)
-
-
 def agents_for(target: EnvTarget, epsilons: list[float]) -> list[str]:
-    return ([SOLVER] + [epsilon_name(e) for e in epsilons] if has_solver(target) else []) + [RANDOM]
+    return ([SOLVER] + [epsilon_name(e) for e in epsilons] if target.has_solver() else []) + [RANDOM]
 
 
 def play_env(target: EnvTarget, config: AuditConfig) -> list[LevelPlay]:
