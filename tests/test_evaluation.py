@@ -246,7 +246,7 @@ def test_the_cpu_thread_setting_reaches_torch_while_the_model_samples(tmp_path, 
 
     config = SweepConfig([ENV], str(micro_model), levels=[1], instances=1, attempts=1, generate_max_length=4,
                          cpu_threads=threads)
-    policy = load(config)
+    policy = load(config.policy, config)
     seen = []
     policy.model.register_forward_hook(lambda *_: seen.append(torch.get_num_threads()))
     before = torch.get_num_threads()

@@ -16,7 +16,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Callable
+from typing import Annotated, Any, Callable
 
 import tyro
 
@@ -25,7 +25,9 @@ from gymverse.errors import BadInput
 from gymverse.evaluation.checkpoints import checkpoint_name, read_checkpoint_list
 from gymverse.evaluation.commands import exits_on_bad_input
 from gymverse.evaluation.metrics import progressive_levels
-from gymverse.evaluation.options import EvalSelection, SweepOptions
+from gymverse.evaluation.sweep import SweepConfig, load, run_sweep
+from gymverse.evaluation.options import SweepOptions
+from gymverse.evaluation.targets import resolve_env_ids
 
 
 def difficulty_levels(num_difficulties: int, start: int = 0, end: int | None = None) -> list[int]:
@@ -98,33 +100,26 @@ def run_workflow(workflow: Workflow, log: Callable[[str], None] = print) -> list
         policy = None
         for category, entries in workflow.categories.items():
             try:
-                env_ids = EvalSelection(entries).resolve(log=log)
+                env_ids = resolve_env_ids(entries, log=log)
                 if workflow.gpus:
                     _run_on_gpus(workflow, spec, env_ids, folder / category, log)
                 else:
-                    policy = policy or _load(spec, workflow.sweep)
-                    _run_here(workflow, spec, env_ids, folder / category, policy, category, log)
+                    policy = policy or load(str(spec), workflow.sweep)
+                    _run_here(workflow.sweep, spec, env_ids, folder / category, policy, log)
             except BadInput as error:
                 log(f"  failed: {folder.name}/{category}: {error}")
                 failed.append(f"{folder.name}/{category}")
     return failed
 
 
-def _load(spec: Path, sweep: SweepOptions):
-    from gymverse.evaluation.sweep import SweepConfig, load
-
-    return load(SweepConfig(env_ids=["-"], policy=str(spec), **asdict(sweep)))
-
-
-def _run_here(workflow: Workflow, spec: Path, env_ids: list[str], output: Path, policy, category: str,
+def _run_here(sweep: SweepOptions, spec: Path, env_ids: list[str], output: Path, policy: Any,
               log: Callable[[str], None]) -> None:
-    from gymverse.evaluation.sweep import SweepConfig, run_sweep
-
-    config = SweepConfig(env_ids=env_ids, policy=str(spec), **asdict(workflow.sweep))
-    with console.status(f"{category}") as status:
-        summary = run_sweep(config, output, policy=policy,
-                            on_progress=lambda done, total, label: status.update(f"{category}: {label} ({done}/{total})"))
-    log(f"  {category}: success {summary['overall']['success_rate']:.3f} over {len(env_ids)} games")
+    """One sweep of a category's games in this process, with the checkpoint's policy already loaded."""
+    config = SweepConfig(env_ids=env_ids, policy=str(spec), **asdict(sweep))
+    with console.status(output.name) as status:
+        summary = run_sweep(config, output, policy=policy, on_progress=lambda done, total, label: status.update(
+            f"{output.name}: {label} ({done}/{total} instances)"))
+    log(f"  {output.name}: success {summary['overall']['success_rate']:.3f} over {len(env_ids)} games")
 
 
 def _run_on_gpus(workflow: Workflow, spec: Path, env_ids: list[str], output: Path, log: Callable[[str], None]) -> None:
@@ -228,7 +223,12 @@ def main(
                       "process on the CPU. With GPUs, each one listed runs every n-th game of a category in a "
                       "process of its own.", markup=False)
     workflow = Workflow(models, categories, results_dir, sweep, env_dir, used, resume_timestamp)
-    failed = run_workflow(workflow, log=lambda line: console.print(line, markup=False))
+    try:
+        failed = run_workflow(workflow, log=lambda line: console.print(line, markup=False))
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted[/yellow]: what was finished is saved under {results_dir}; run again with "
+                      "RESUME_TIMESTAMP set to the timestamp of the folder being written to resume")
+        raise SystemExit(130) from None
     console.print(f"results: {results_dir}; summarize them with "
                   f"python Evaluation/aggregate_results.py --results-dir {results_dir}", markup=False)
     if failed:

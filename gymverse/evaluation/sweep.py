@@ -91,7 +91,7 @@ def run_sweep(
     """
     targets = [target_for(env_id) for env_id in config.env_ids]
     if policy is None:
-        policy = load(config)  # before the log is touched: a bad spec leaves the output folder as it was
+        policy = load(config.policy, config)  # before the log is touched: a bad spec leaves the output folder as it was
     if getattr(policy, "plays_the_solver", False):
         unsolved = [target.env_id for target in targets if not target.has_solver()]
         if unsolved:
@@ -127,11 +127,12 @@ def run_sweep(
     return summary
 
 
-def load(config: SweepConfig) -> Any:
+def load(spec: str, config: SweepOptions) -> Any:
+    """The policy ``spec`` names, sampling as ``config`` says."""
     from gymverse.policy import load_policy
 
     try:
-        return load_policy(config.policy, temperature=config.temperature, top_p=config.top_p,
+        return load_policy(spec, temperature=config.temperature, top_p=config.top_p,
                            max_model_len=config.max_model_len, generate_max_length=config.generate_max_length,
                            seed=config.seed, device=config.device, num_threads=config.cpu_threads or None)
     except (ValueError, FileNotFoundError) as error:
