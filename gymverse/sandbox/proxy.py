@@ -28,11 +28,15 @@ REPLY_LIMIT = 16 << 20  # bytes of one reply
 DUMP_WAIT_S = 0.3  # for a hung host's stack dump to arrive before it is killed
 
 
-class JailBroken(RuntimeError):
+class GameFailure(Exception):
+    """A jailed game failed: it raised (:class:`GameRaised`) or its jail stopped answering (:class:`JailBroken`)."""
+
+
+class JailBroken(GameFailure):
     """The jail stopped answering: its process ended, hung, or broke the protocol (the message says how)."""
 
 
-class GameRaised(Exception):
+class GameRaised(GameFailure):
     """Raised by a game in the jail; the subclass is named after the game's own exception type."""
 
 
