@@ -136,8 +136,14 @@ def spin():
         pass
 
 
+acted = False
+
+
 def act():
-    global found
+    global found, acted
+    if acted:
+        return
+    acted = True
     {act}
 
 

@@ -56,7 +56,7 @@ def rows_by_file(stdout: str) -> dict[str, str]:
     """``file stem -> verdict`` from `gymverse check --dir`'s rows."""
     rows = {}
     for line in stdout.splitlines():
-        if line and not line.startswith(" ") and "(" in line:
+        if line.startswith(("pass", "FAIL")) and line.endswith(")"):
             verdict = line.split()[0]
             rows[line.rsplit("(", 1)[1].rstrip(")").removesuffix(".py")] = verdict
     return rows

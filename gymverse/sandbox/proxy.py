@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import gem
 
@@ -138,7 +138,10 @@ class JailedFile:
     def games(self) -> list[dict]:
         """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases"}``."""
         if self._games is None:
-            self._games = self.request("list")
+            games = self.request("list")
+            if not (isinstance(games, list) and all(_is_game(game) for game in games)):
+                self._break("broke the protocol: its list of games is malformed")
+            self._games = games
         return self._games
 
     def game(self, class_name: str) -> dict:
@@ -203,7 +206,7 @@ class JailedFile:
             size -= len(chunk)
         return b"".join(chunks)
 
-    def _break(self, how: str) -> None:
+    def _break(self, how: str) -> NoReturn:
         """Kill the jail and raise :class:`JailBroken` saying how it ended (``how``, else its exit status)."""
         self.close()
         if not how:
@@ -250,6 +253,8 @@ class ProxyEnv(gem.Env):
         self._class_name = class_name
         self._methods = set(jail.game(class_name)["methods"])
         self._handle = jail.request("make", class_name, kwargs)
+        if not isinstance(self._handle, int) or isinstance(self._handle, bool):
+            jail._break("broke the protocol: a construction answered no handle")
         weakref.finalize(self, jail.drop, self._handle)
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
@@ -285,6 +290,13 @@ class ProxyEnv(gem.Env):
 
     def __repr__(self) -> str:
         return f"<ProxyEnv {self._class_name} of {self._jail.file.name}>"
+
+
+def _is_game(game: Any) -> bool:
+    return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
+            and all(isinstance(method, str) for method in game["methods"])
+            and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
+            and isinstance(game.get("domain"), (str, type(None))))
 
 
 def _as_tuple(value: Any) -> Any:
