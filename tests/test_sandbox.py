@@ -290,7 +290,7 @@ def test_register_env_dir_plays_the_folder_through_jailed_proxies():
 
     env = gem.make("jailed:TallyGame", complexity=2)
     assert isinstance(env.unwrapped.inner if hasattr(env.unwrapped, "inner") else env.unwrapped, ProxyEnv)
-    assert check_env("jailed:TallyGame", levels=[1, 2], seeds=1, text_contract=True).passed
+    assert check_env("jailed:TallyGame", levels=[1, 2], seeds=1).passed
     assert any(where.endswith("exits_in_reset.py") is False and "not a game" in why
                for where, why in report.failed.items())
     assert "gymverse_user_envs.jailed.a_edits_sys_modules" not in sys.modules  # nothing was imported here

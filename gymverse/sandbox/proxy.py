@@ -258,10 +258,10 @@ class ProxyEnv(gem.Env):
         weakref.finalize(self, jail.drop, self._handle)
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
-        return _as_tuple(self._call("reset", seed))
+        return _shaped(self._call("reset", seed), "reset", (str, dict))
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return _as_tuple(self._call("step", action))
+        return _shaped(self._call("step", action), "step", (str, (int, float), bool, bool, dict))
 
     def random_action(self, rng: random.Random) -> Any:
         """The game's own random move (or GEM's ``sample_random_action``), drawn from a seed taken from ``rng``."""
@@ -299,8 +299,14 @@ def _is_game(game: Any) -> bool:
             and isinstance(game.get("domain"), (str, type(None))))
 
 
-def _as_tuple(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
+def _shaped(value: Any, method: str, types: tuple) -> tuple:
+    """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it is malformed."""
+    if not (isinstance(value, list) and len(value) == len(types)
+            and all(isinstance(item, kind) for item, kind in zip(value, types))):
+        got = [type(item).__name__ for item in value] if isinstance(value, list) else type(value).__name__
+        wanted = ["number" if isinstance(kind, tuple) else kind.__name__ for kind in types]
+        raise game_error("MalformedReply", f"{method} returned {got}, not {wanted}")
+    return tuple(value)
 
 
 class ProxyFactory:
