@@ -125,8 +125,17 @@ class Host:
                     "max_complexity": plain(getattr(cls, "max_complexity", None)),
                     "methods": sorted(n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n, None))),
                     "bases": [base.__name__ for base in cls.__mro__[1:] if base.__module__ == self.module.__name__],
+                    "unbuildable": self.unbuildable(class_name),
                 })
         return found
+
+    def unbuildable(self, class_name: str) -> str:
+        """Why the game cannot be built at complexity 1 ("" when it can)."""
+        try:
+            self.envs.pop(self.make(class_name, {"complexity": 1}))
+        except Exception as error:
+            return f"{type(error).__name__}: {error}"[:MESSAGE_CHARS]
+        return ""
 
     def make(self, class_name: str, kwargs: dict) -> int:
         """A new instance; games that draw from the module ``random`` in their constructor (GymVerse's

@@ -136,7 +136,8 @@ class JailedFile:
         self._games: list[dict] | None = None
 
     def games(self) -> list[dict]:
-        """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases"}``."""
+        """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases",
+        "unbuildable"}`` (the last: why it cannot be built at complexity 1, or "")."""
         if self._games is None:
             games = self.request("list")
             if not (isinstance(games, list) and all(_is_game(game) for game in games)):
@@ -296,7 +297,7 @@ def _is_game(game: Any) -> bool:
     return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
             and all(isinstance(method, str) for method in game["methods"])
             and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
-            and isinstance(game.get("domain"), (str, type(None))))
+            and isinstance(game.get("domain"), (str, type(None))) and isinstance(game.get("unbuildable"), str))
 
 
 def _shaped(value: Any, method: str, types: tuple) -> tuple:
