@@ -27,6 +27,7 @@ from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_repo
 STEP_BUDGET_S = 0.05
 LONG_REPLY = 1000  # characters
 LIBRARY = "gymverse.envs."  # the built-in games' modules
+PLAIN = (str, int, float, list, dict, type(None))  # what a text game's reply can be
 HANG_LIMIT_S = 10.0
 
 BAD_ACTIONS: list[Any] = [
@@ -241,14 +242,16 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
     """Hostile replies must not raise nor earn a reward; a slow answer to one is a warning.
 
     With ``text_contract`` (games written elsewhere, whose contract is text) a non-string reply that
-    raises is a warning, not a failure, and the long replies are played at the lowest level only (parsers
-    written elsewhere are often quadratic in them: seconds per reply, whatever the level).
+    raises is a warning, not a failure, replies that are not even plain data (bytes, objects) are not sent,
+    and the long replies are played at the lowest level only (parsers written elsewhere are often
+    quadratic in them: seconds per reply, whatever the level).
     """
     slowest, slow, refused = 0.0, "", set()
     for i, level in enumerate(levels):
         env = make(level)
         for action in bad_actions_for(env.unwrapped):
-            if text_contract and i > 0 and isinstance(action, str) and len(action) > LONG_REPLY:
+            if text_contract and (not isinstance(action, PLAIN) or i > 0 and isinstance(action, str)
+                                  and len(action) > LONG_REPLY):
                 continue
             _reset(env, level)
             start = time.perf_counter()

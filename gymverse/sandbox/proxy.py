@@ -35,6 +35,19 @@ class GameFailure(Exception):
 class JailBroken(GameFailure):
     """The jail stopped answering: its process ended, hung, or broke the protocol (the message says how)."""
 
+    @property
+    def reason(self) -> str:
+        return broken_reason(str(self))
+
+
+def broken_reason(how: str) -> str:
+    """A short code for how a jail stopped answering: exit, hang, signal, protocol or crash."""
+    for start, reason in (("exited", "exit"), ("hung", "hang"), ("the jail's process ended", "signal"),
+                          ("broke the protocol", "protocol")):
+        if how.startswith(start):
+            return reason
+    return "crash"
+
 
 class GameRaised(GameFailure):
     """Raised by a game in the jail; the subclass is named after the game's own exception type."""
