@@ -16,7 +16,8 @@
 #                           without GPUs the script says so and evaluates on the CPU in one process.
 #   RESUME_TIMESTAMP        reuse <checkpoint>_<RESUME_TIMESTAMP> folders and resume their sweeps where they stopped
 #   CATEGORIES              categories to evaluate (env_categories.sh lists their games); default: GymVerse's four
-#   ENV_DIR                 folders of games the categories name, comma-separated (GymVerse's gem/gem/envs/example)
+#   ENV_DIR                 folders of games the categories name, comma-separated (GymVerse's gem/gem/envs/example);
+#                           each file runs in a jail of its own unless TRUSTED=1 (your own code only)
 #   SEED, TEMPERATURE, PROMPT_TEMPLATE, WRAPPERS, MAX_TOKENS, MAX_MODEL_LEN, VEC_BATCH_SIZE, MAX_TURNS
 #                           how each game is played (GymVerse's per-GPU evaluator reads the first seven)
 #   PYTHON                  the interpreter that has gymverse installed (default: python)
@@ -53,6 +54,7 @@ args=(--models-file "$MODEL_CHECKPOINTS_FILE" --results-dir "$RESULTS_BASE_DIR"
       --max-turns "${MAX_TURNS:-200}")
 [[ -n "$END_DIFFICULTY" ]] && args+=(--end-difficulty "$END_DIFFICULTY")
 [[ -n "${MAX_MODEL_LEN:-}" ]] && args+=(--max-model-len "$MAX_MODEL_LEN")
+[[ "${TRUSTED:-0}" == 1 ]] && args+=(--trusted)
 IFS=',' read -r -a folders <<< "$ENV_DIR"
 for folder in "${folders[@]}"; do
     [[ -n "$folder" ]] && args+=(--env-dir "$folder")

@@ -47,6 +47,14 @@ def micro_model(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="session")
+def embedder():
+    """The audit's sentence embedder (its weights ship inside the package)."""
+    from gymverse.evaluation.audit.diversity import load_embedder
+
+    return load_embedder()
+
+
 GYMVERSE_LAYOUT = os.path.join(os.path.dirname(__file__), "fixtures", "gymverse_layout")
 
 

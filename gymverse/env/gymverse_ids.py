@@ -118,10 +118,9 @@ def default_game_name(class_name: str) -> str:
 
 
 def defines_a_class(source: str | bytes) -> bool:
-    """Whether a module's source defines any class (raises SyntaxError for a file that does not parse).
-
-    A file that defines none, such as GymVerse's ``*_solver.py`` scripts, holds no game."""
-    return any(isinstance(node, ast.ClassDef) for node in ast.walk(ast.parse(source)))
+    """Whether a module's source defines a class at its top level (raises SyntaxError for a file that does not
+    parse). A file that defines none, such as GymVerse's ``*_solver.py`` scripts, holds no game."""
+    return any(isinstance(node, ast.ClassDef) for node in ast.parse(source).body)
 
 
 def domain_from_file_name(file_name: str) -> str | None:

@@ -32,6 +32,7 @@ from gymverse.errors import BadInput
 
 NAMESPACE = "gymverse"
 PLUGIN_GROUP = "gymverse.envs"
+NOT_A_GAME = "not a game: the file defines no class (a script)"
 
 
 @dataclass
@@ -39,13 +40,11 @@ class RegistrationReport:
     registered: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # file or id -> error message
     files: dict[str, str] = field(default_factory=dict)  # id -> the file that defines it (env folders)
-    not_games: list[str] = field(default_factory=list)  # files of an env folder that define no class (scripts)
 
     def merge(self, other: "RegistrationReport") -> None:
         self.registered += other.registered
         self.failed.update(other.failed)
         self.files.update(other.files)
-        self.not_games += other.not_games
 
 
 class RebuildOnComplexity(ComplexityKnob, gem.Env):
@@ -122,7 +121,7 @@ def register_library(package: str, namespace: str = NAMESPACE) -> RegistrationRe
     """Register a library package's games as ``<namespace>:<ClassName>`` by ``"module:Class"`` entries."""
     report = RegistrationReport()
     for name, entry in sorted(library_entries(package).items()):
-        _register(f"{namespace}:{name}", entry, report)
+        register_id(f"{namespace}:{name}", entry, report)
     return report
 
 
@@ -132,7 +131,7 @@ def builtin_env_classes(namespace: str = NAMESPACE) -> list[type[EvolvableEnv]]:
     return sorted(classes, key=lambda c: (game_domain(c), c.__name__))
 
 
-def game_domain(cls: type) -> str:
+def game_domain(cls: Any) -> str:
     """What a game is about: the ``domain`` its class declares, else the one its file's name gives (GymVerse's
     ``tool_use_...``, ``logic_...``), else ``"misc"``."""
     declared = getattr(cls, "domain", None)
@@ -142,8 +141,10 @@ def game_domain(cls: type) -> str:
     return domain_from_file_name(Path(getattr(module, "__file__", None) or "").name) or EvolvableEnv.domain
 
 
-def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport,
-              kwargs: dict[str, Any] | None = None) -> None:
+def register_id(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport,
+                kwargs: dict[str, Any] | None = None) -> None:
+    """Register ``env_id`` (with constructor ``kwargs``, as ``gem.register`` takes them) unless it is taken: by
+    the same game it is left as it is, by another one it is a failure in ``report``."""
     if env_id in ENV_REGISTRY:
         if _game_of(ENV_REGISTRY[env_id].entry_point) != _game_of(entry_point):
             report.failed[env_id] = "an environment with this id is already registered"
@@ -153,11 +154,10 @@ def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: Re
 
 
 def _game_of(entry_point: Callable[..., gem.Env] | str) -> Any:
-    """What an entry point builds: the same class of the same module, even when imported again, is the same game."""
-    if isinstance(entry_point, str):
-        return entry_point
+    """What an entry point builds, to compare: a class (or a factory of one) by module and name, so the same file
+    imported again is the same game; anything else by itself."""
     cls = getattr(entry_point, "__wrapped__", entry_point)
-    return getattr(cls, "__module__", None), getattr(cls, "__qualname__", cls)
+    return (cls.__module__, cls.__qualname__) if inspect.isclass(cls) else cls
 
 
 def entry_point_for(cls: type) -> Callable[..., gem.Env]:
@@ -171,14 +171,38 @@ def entry_point_for(cls: type) -> Callable[..., gem.Env]:
     return build
 
 
-def env_files(folder: str | Path) -> list[Path]:
-    """The ``.py`` files of an env folder that may hold games (``_private.py`` files are helpers)."""
+@dataclass
+class FolderEntries:
+    files: list[Path] = field(default_factory=list)  # readable .py files that may hold games
+    bad: dict[str, str] = field(default_factory=dict)  # entry -> why it cannot be read (a loop, a dangling link)
+
+
+def folder_entries(folder: str | Path) -> FolderEntries:
+    """The ``.py`` files of a game folder (``_private.py`` files are helpers), and the entries that cannot be read."""
     folder = Path(folder)
     if folder.is_file():
         raise BadInput(f"{folder} is a file: give the folder that holds it ({folder.parent})")
     if not folder.is_dir():
         raise BadInput(f"no such env folder: {folder}")
-    return [file for file in sorted(folder.glob("*.py")) if not file.name.startswith("_")]
+    entries = FolderEntries()
+    for entry in sorted(folder.iterdir()):
+        if entry.suffix != ".py" or entry.name.startswith("_"):
+            continue
+        try:
+            target = entry.resolve(strict=True)
+            if not target.is_file():
+                raise IsADirectoryError(f"{entry.name} is not a file")
+            with open(target, "rb"):
+                pass
+        except RuntimeError:
+            entries.bad[str(entry)] = "a symlink loop"
+        except FileNotFoundError:
+            entries.bad[str(entry)] = "a dangling symlink" if entry.is_symlink() else "vanished while listed"
+        except OSError as error:
+            entries.bad[str(entry)] = f"cannot be read: {error.strerror or error}"
+        else:
+            entries.files.append(entry)
+    return entries
 
 
 def folder_env_specs(
@@ -249,34 +273,25 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-Vet = Callable[[Path, str], dict[str, str]]
+def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationReport:
+    """Import every file of a folder of games into this process and register each game with the ids
+    :func:`folder_env_specs` gives: GymVerse's where the ``__init__.py`` beside the folder registers them
+    (read, never run), else ``<prefix>:<Name>``.
 
-
-def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | None = None) -> RegistrationReport:
-    """Register every env class in the ``.py`` files of ``path``, with the ids :func:`folder_env_specs` gives.
-
-    ``prefix`` defaults to the folder's name. GymVerse's ids come from the ``register()`` calls of the
-    ``__init__.py`` beside the folder, read without running it. A file that defines no class (a script) is
-    not a game and is not imported (``report.not_games``). Files that fail to import and classes that fail to
-    construct are listed in the report's ``failed`` and skipped; the rest still register.
-
-    This imports the files into the calling process. ``vet`` judges the folder first, elsewhere:
-    ``vet(folder, prefix) -> {env_id or file: reason refused}``; only what it does not refuse is
-    imported and registered (``gymverse.sandbox.vet`` runs the env checker in the sandbox).
+    For one's own code only (``register_env_dir(..., trusted=True)``); folders that are not ours are
+    registered behind jailed proxies by :func:`gymverse.sandbox.register_env_dir`. A file that defines no
+    class is a script, not a game, and is not imported; it is in the report's ``failed`` with the files that
+    fail to import, unreadable entries and classes that fail to construct; the rest register.
     """
     folder = Path(path)
-    files = env_files(folder)
+    entries = folder_entries(folder)
     prefix = prefix or folder.name
-    report = RegistrationReport()
-    refused = vet(folder, prefix) if vet else {}
-    report.failed.update(refused)
+    report = RegistrationReport(failed=dict(entries.bad))
     modules = {}
-    for file in files:
-        if str(file) in refused:
-            continue
+    for file in entries.files:
         try:
             if not defines_a_class(file.read_bytes()):
-                report.not_games.append(str(file))
+                report.failed[str(file)] = NOT_A_GAME
                 continue
             modules[file] = load_env_file(file, prefix)
         except BaseException as error:  # a user's file may even call sys.exit
@@ -285,8 +300,6 @@ def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | Non
     specs = folder_env_specs(prefix, {file: list(names) for file, names in classes.items()},
                              read_registrations(folder))
     for env_id, (file, name, kwargs) in specs.items():
-        if env_id in refused:
-            continue
         entry_point = entry_point_for(classes[file][name])
         report.files[env_id] = str(file)
         try:
@@ -294,7 +307,7 @@ def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | Non
         except BaseException as error:
             report.failed[env_id] = _describe(error)
             continue
-        _register(env_id, entry_point, report, kwargs)
+        register_id(env_id, entry_point, report, kwargs)
     return report
 
 

@@ -82,6 +82,7 @@ class Workflow:
     results_dir: Path
     sweep: SweepOptions
     env_dir: list[Path] = field(default_factory=list)
+    trusted: bool = False  # import the env_dir folders instead of jailing their files
     gpus: list[str] = field(default_factory=list)  # empty: the CPU, in this process
     timestamp: str = ""  # empty: a new one as each checkpoint starts
 
@@ -132,7 +133,8 @@ def _run_on_gpus(workflow: Workflow, spec: Path, env_ids: list[str], output: Pat
             continue
         command = [sys.executable, "-m", "gymverse.cli", "eval", *share, "--policy", str(spec),
                    "--output", str(output / f"gpu_{gpu}"), *sweep_flags(workflow.sweep, device="cuda"),
-                   *[flag for folder in workflow.env_dir for flag in ("--env-dir", str(folder))]]
+                   *[flag for folder in workflow.env_dir for flag in ("--env-dir", str(folder))],
+                   *(["--trusted"] if workflow.trusted else [])]
         with open(logs / f"gpu_{gpu}.log", "w") as out:
             process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                        env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu})
@@ -170,6 +172,7 @@ def main(
     gpus: str = "",
     resume_timestamp: str = "",
     env_dir: Annotated[list[Path], tyro.conf.UseAppendAction] = [],  # noqa: B006 (tyro reads the default)
+    trusted: bool = False,
     seed: int = 42,
     temperature: float = 0.6,
     prompt_template: str = "qwen3_game",
@@ -193,6 +196,7 @@ def main(
         gpus: GPU ids (0,1,2,3): one process per GPU on a machine that has them; ignored (and said so) on a CPU.
         resume_timestamp: Reuse these results folders (<checkpoint>_<timestamp>) and resume their sweeps.
         env_dir: Register this folder's games so the categories can name them (GymVerse's gem/gem/envs/example).
+        trusted: Import the --env-dir folders into this process instead of jailing each file (your own code only).
         seed: Seed of the instances and of the policy's sampling.
         temperature: Sampling temperature.
         prompt_template: Prompt template (qwen3_game, qwen3_general, qwen3_tool, code, no, chat).
@@ -222,7 +226,7 @@ def main(
         console.print(f"GPUS={gpus}: this machine has no GPU that torch can use, so every category runs in this "
                       "process on the CPU. With GPUs, each one listed runs every n-th game of a category in a "
                       "process of its own.", markup=False)
-    workflow = Workflow(models, categories, results_dir, sweep, env_dir, used, resume_timestamp)
+    workflow = Workflow(models, categories, results_dir, sweep, env_dir, trusted, used, resume_timestamp)
     try:
         failed = run_workflow(workflow, log=lambda line: console.print(line, markup=False))
     except KeyboardInterrupt:

@@ -17,6 +17,8 @@ from gymverse.evaluation.records import RecordLog
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
 from gymverse.errors import BadInput
+from gymverse.rollout import Episode
+from gymverse.sandbox import GameFailure
 from gymverse.evaluation.targets import target_for
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
@@ -109,9 +111,14 @@ def run_sweep(
                 if on_progress:
                     on_progress(done, total, f"{target.env_id} level {level}")
                 seeds = [instance_seed(config.seed, target.env_id, level, i) for i in chunk]
-                episodes = play_instances(policy, config, target.env_id, level, seeds)
-                log.append(attempt_records(episodes, target.env_id, target.domain, level, chunk, seeds,
-                                           config.attempts))
+                try:
+                    episodes, failure = play_instances(policy, config, target.env_id, level, seeds), ""
+                except GameFailure as error:  # a jailed game raised or ended its jail: its attempts fail, saying why
+                    episodes = [Episode(target.env_id, level, ended_by="game_error")] * (len(chunk) * config.attempts)
+                    failure = f"{type(error).__name__}: {error}"
+                rows = attempt_records(episodes, target.env_id, target.domain, level, chunk, seeds, config.attempts)
+                log.append([{**row, "error": failure} if failure and row["type"] == "attempt" else row
+                            for row in rows])
                 done += len(chunk)
             if not log.has("level", env_id=target.env_id, level=level):
                 rows = [a for a in log.of_type("attempt") if a["env_id"] == target.env_id and a["level"] == level]

@@ -11,7 +11,6 @@ refuses values no trainer can run with, naming the flag as the user typed it.
 import math
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import tyro
@@ -44,8 +43,9 @@ class RunConfig:
     env_sampling: Literal["round_robin", "mixed"] = "round_robin"
     """round_robin: each step plays one environment in turn (GymVerse); mixed: every step plays all of them."""
     env_dir: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
-    """Folder of game files to register in every process that plays: under GymVerse's ids where the __init__.py
-    beside it registers them (read, not run), else as <folder name>:<Name>."""
+    """Folder of game files to register in every process that plays (GymVerse's folder under its own ids)."""
+    trusted: bool = False
+    """Import the --env_dir folders into this process instead of jailing each file (your own code only)."""
 
     # -- PERPO returns
     gamma: float = 0.9
@@ -246,20 +246,18 @@ class RunConfig:
 
 
 def register_env_dirs(config, log=print) -> None:
-    """Register the games of each ``--env_dir`` folder (call it in every process that plays them) under the ids
-    ``register_env_dir`` gives: GymVerse's where the registration file beside the folder names them, else
-    ``<folder name>:<Name>``. A file or class that fails is reported through ``log``, the others register."""
-    from gymverse.env import register_env_dir
+    """Register the games of each ``--env_dir`` folder (jailed unless ``--trusted``; call it in every process
+    that plays them) under the ids ``register_env_dir`` gives; a file or class that fails is reported through
+    ``log``, the others register."""
+    from gymverse.sandbox import register_env_dir
 
     for folder in config.env_dir:
         try:
-            report = register_env_dir(folder)
+            report = register_env_dir(folder, trusted=config.trusted)
         except (BadInput, FileNotFoundError) as error:
             raise BadInput(f"--env_dir {folder}: {error}") from None
         for what, error in report.failed.items():
             log(f"--env_dir {folder}: {what} was not registered: {error}")
-        for script in report.not_games:
-            log(f"--env_dir {folder}: {Path(script).name} defines no class: not a game, not imported")
 
 
 def flags_as_typed(message: str, argv: list[str]) -> str:
