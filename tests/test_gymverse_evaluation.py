@@ -84,13 +84,13 @@ def evaluation_copy(tmp_path, gymverse_folder):
 
 def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates(evaluation_copy, gymverse_folder,
                                                                                     tmp_path, tiny_dir):
-    gymverse.register_env_dir(gymverse_folder)  # to name its ids here; the script registers them in its own process
+    gymverse.register_env_dir(gymverse_folder, trusted=True)  # to name its ids here; the script registers them in its own process
     (tmp_path / "model_ckpt.txt").write_text("# checkpoints\nrandom\n" + f"{tiny_dir}\n")
     results = tmp_path / "results"
     settings = dict(MODEL_CHECKPOINTS_FILE=str(tmp_path / "model_ckpt.txt"), RESULTS_BASE_DIR=str(results),
                     START_DIFFICULTY="1", END_DIFFICULTY="3", NUM_DIFFICULTIES="3", RUNS_PER_DIFFICULTY="2",
                     ATTEMPTS_PER_INSTANCE="2", GPUS="0,1", CATEGORIES="logic my-games", ENV_DIR=str(gymverse_folder),
-                    WRAPPERS="none", MAX_TOKENS="4", MAX_TURNS="4")
+                    WRAPPERS="none", MAX_TOKENS="4", MAX_TURNS="4", TRUSTED="1")
     done = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path, **settings)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "GPUS=0,1: this machine has no GPU that torch can use" in done.stdout
@@ -144,7 +144,8 @@ def test_bad_settings_stop_the_script_with_one_line(evaluation_copy, gymverse_fo
     assert inverted.returncode == 2 and "END_DIFFICULTY must be in (START_DIFFICULTY=2" in inverted.stdout
     (tmp_path / "ckpt.txt").write_text("epsilon:0.5\n")
     solverless = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path, MODEL_CHECKPOINTS_FILE=str(tmp_path /
-                            "ckpt.txt"), CATEGORIES="my-games", ENV_DIR=str(gymverse_folder), RUNS_PER_DIFFICULTY="1")
+                            "ckpt.txt"), CATEGORIES="my-games", ENV_DIR=str(gymverse_folder), RUNS_PER_DIFFICULTY="1",
+                            TRUSTED="1")
     assert solverless.returncode == 1
     assert "the epsilon:0.5 policy plays each game's solver; example:GuildRegionsGame" in solverless.stdout
     assert "Traceback" not in inverted.stdout + inverted.stderr + solverless.stdout + solverless.stderr
@@ -154,7 +155,7 @@ def test_with_gpus_each_one_plays_every_nth_game_of_a_category_in_its_own_proces
     """The GPU layout, run here with a scripted policy (which needs no GPU) in two processes."""
     sweep = SweepOptions(levels=[1], instances=2, attempts=1)
     workflow = Workflow([Path("random")], {"my-games": ["example:*"]}, tmp_path, sweep, env_dir=[gymverse_folder],
-                        gpus=["0", "1"], timestamp="20260101_000000")
+                        trusted=True, gpus=["0", "1"], timestamp="20260101_000000")
     assert run_workflow(workflow, log=lambda line: None) == []
     category = tmp_path / "random_20260101_000000" / "my-games"
     assert sorted(p.name for p in category.iterdir()) == ["gpu_0", "gpu_1", "logs"]

@@ -1,5 +1,5 @@
 """GymVerse's folder as its users have it: ids from its registration file (read, never run), domains from its
-file names, scripts that are not games, and games without a solver."""
+file names, scripts that are not games. Folders are imported in this process here (``trusted=True``)."""
 
 import sys
 from pathlib import Path
@@ -12,7 +12,9 @@ import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.env.gymverse_ids import (
     default_game_name, defines_a_class, domain_from_file_name, parse_registrations, read_registrations,
 )
-from gymverse.env.registry import env_class, folder_env_ids, folder_env_specs, game_domain, register_env_dir
+from gymverse.env.registry import (
+    NOT_A_GAME, env_class, folder_env_ids, folder_env_specs, game_domain, import_env_dir,
+)
 from gymverse.evaluation.targets import resolve_env_ids, target_for
 
 REGISTRATIONS = '''
@@ -114,9 +116,9 @@ def test_gymverse_file_prefixes_name_a_domain(file_name, domain):
 def test_a_solver_script_is_not_a_game_and_is_never_imported(gymverse_folder):
     assert not defines_a_class((gymverse_folder / "tool_use_SupplyDesk_solver.py").read_text())
     core = sys.modules["gem.core"]
-    report = register_env_dir(gymverse_folder)
+    report = import_env_dir(gymverse_folder)
     assert sys.modules["gem.core"] is core
-    assert report.not_games == [str(gymverse_folder / "tool_use_SupplyDesk_solver.py")] and not report.failed
+    assert report.failed == {str(gymverse_folder / "tool_use_SupplyDesk_solver.py"): NOT_A_GAME}
     assert sorted(report.registered) == [
         "example:GuildRegionsGame", "example:RaidPartyPlanner", "example:RuneRingPuzzle", "example:RunicPotionGame",
         "example:RunicPotionGameEnvWithFeedback", "example:SupplyDesk", "example:TruthLedger", "example:TruthLedger-hard",
@@ -131,19 +133,19 @@ def test_a_file_that_swaps_gem_core_does_not_break_the_files_after_it(tmp_path):
     (folder / "b_game.py").write_text((Path(__file__).parent / "fixtures" / "gymverse_layout" / "gem" / "envs" /
                                        "example" / "game_RaidPartyPlanner_difference_constraint_system_dag_env.py").read_text())
     try:
-        assert register_env_dir(folder).registered == ["swapped:RaidPartyPlanner"]
+        assert import_env_dir(folder).registered == ["swapped:RaidPartyPlanner"]
     finally:
         gem.envs.registration.ENV_REGISTRY.pop("swapped:RaidPartyPlanner", None)
 
 
 def test_a_kwargs_variant_is_its_own_game(gymverse_folder):
-    register_env_dir(gymverse_folder)
+    import_env_dir(gymverse_folder)
     plain, hard = gem.make("example:TruthLedger", complexity=1), gem.make("example:TruthLedger-hard", complexity=1)
     assert plain.reset(seed=0)[1]["suffix"] == "2 rows." and hard.reset(seed=0)[1]["suffix"] == "6 rows."
 
 
 def test_games_keep_the_domain_their_file_names(gymverse_folder):
-    ids = resolve_env_ids(["example:TruthLedger"], folder=gymverse_folder, log=lambda line: None)
+    ids = resolve_env_ids(["example:TruthLedger"], folder=gymverse_folder, log=lambda line: None, trusted=True)
     assert "example:SupplyDesk" in ids and "example:RunicPotionGame" in ids
     assert target_for("example:TruthLedger").domain == "logic"
     assert target_for("example:SupplyDesk").domain == "tool_use"
@@ -152,7 +154,7 @@ def test_games_keep_the_domain_their_file_names(gymverse_folder):
 
 
 def test_id_patterns_name_every_matching_game(gymverse_folder):
-    register_env_dir(gymverse_folder)
+    import_env_dir(gymverse_folder)
     assert resolve_env_ids(["example:Truth*"]) == ["example:TruthLedger", "example:TruthLedger-hard"]
     with pytest.raises(gymverse.errors.BadInput, match="no registered environment id matches 'example:Nothing\\*'"):
         resolve_env_ids(["example:Nothing*"])

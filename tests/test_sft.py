@@ -92,7 +92,7 @@ def warm_start_config(env_id: str, pretrain: str, sft_episodes: int):
 
 def test_the_warm_start_learns_from_the_games_that_have_a_solver_and_names_the_others(
         micro_model, gymverse_folder, tmp_path, capsys):
-    gymverse.register_env_dir(gymverse_folder)
+    gymverse.register_env_dir(gymverse_folder, trusted=True)
     config = warm_start_config("gymverse:MailSorter|example:RunicPotionGame", str(micro_model), 4)
     assert games_with_solver(["gymverse:MailSorter", "example:RunicPotionGame"]) == ["gymverse:MailSorter"]
     out = warm_start(config, micro_model, tmp_path / "warm", seed=0, progress=False)
@@ -104,7 +104,7 @@ def test_the_warm_start_learns_from_the_games_that_have_a_solver_and_names_the_o
 def test_without_a_solver_anywhere_rl_starts_from_the_untrained_model_and_says_so(
         tiny_dir, gymverse_folder, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
-    gymverse.register_env_dir(gymverse_folder)
+    gymverse.register_env_dir(gymverse_folder, trusted=True)
     config = warm_start_config("example:RunicPotionGame|example:TruthLedger", "tiny", -1)
     assert warm_start(config, tiny_dir, tmp_path / "warm", seed=0, progress=False) == tiny_dir
     assert "none of the games has a solver (oracle_action) to learn from, so RL starts from the untrained tiny model" \
@@ -113,6 +113,6 @@ def test_without_a_solver_anywhere_rl_starts_from_the_untrained_model_and_says_s
 
 
 def test_sft_command_refuses_games_without_a_solver(micro_model, gymverse_folder, tmp_path):
-    gymverse.register_env_dir(gymverse_folder)
+    gymverse.register_env_dir(gymverse_folder, trusted=True)
     with pytest.raises(BadInput, match="no solver .* in example:RunicPotionGame"):
         sft_command(env_id="example:RunicPotionGame", pretrain=str(micro_model), output=str(tmp_path / "warm"))

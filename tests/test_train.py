@@ -229,7 +229,7 @@ def test_gymverses_readme_commands_start_on_cpu_with_env_dir_and_pretrain_tiny(
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
     monkeypatch.setenv("WANDB_MODE", "offline")
     argv = [a if a != "Qwen/Qwen3-4B-Base" else "tiny" for a in GYMVERSE_COMMANDS[name]]
-    args = parse_train_args(argv + ["--env_dir", str(gymverse_folder), "--save_path", str(tmp_path)])
+    args = parse_train_args(argv + ["--env_dir", str(gymverse_folder), "--trusted", "--save_path", str(tmp_path)])
     validate_train_args(args)
     register_env_dirs(args)
     check_run_envs(args)
@@ -245,7 +245,8 @@ def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(gymvers
                                                                          monkeypatch):
     monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
     ids = GYMVERSE_COMMANDS["multi"][1]
-    argv = short_run(Path("tiny"), tmp_path, "--env_id", ids, "--env_dir", str(gymverse_folder), "--max_train", "32",
+    argv = short_run(Path("tiny"), tmp_path, "--env_id", ids, "--env_dir", str(gymverse_folder), "--trusted",
+                     "--max_train", "32",
                      "--eval_steps", "0", "--sft_episodes", "-1", "--prompt_template", "qwen3_game",
                      "--wrappers", "concat")
     metrics = RunFiles(train_from_argv(argv)).read("actor_env_metrics.jsonl")
