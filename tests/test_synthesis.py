@@ -278,7 +278,7 @@ def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
 
     script = Script.load(SCRIPT)
     command = [sys.executable, "-m", "gymverse.cli", "synthesize", "--themes", str(themes), "--output", str(output),
-               "--repairs", "1", "--concurrency", "1", "--time-limit", "20"]
+               "--repairs", "1", "--concurrency", "1", "--time-limit", "300"]
     with ScriptedServer(script, before_answer=hold_the_repair) as server:
         command += ["--model", f"openai:{server.url}#scripted"]
         first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
