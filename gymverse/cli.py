@@ -146,7 +146,7 @@ def check(
             console.print(f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning")
                           else None)
 
-    if envs.ids or envs.all or (envs.dir and envs.trusted):
+    if envs.ids or envs.all or not envs.dir or envs.trusted:  # (with nothing named, resolve says what to name)
         for env_id in envs.resolve(log=_say):
             report = check_env(env_id, levels=levels, seeds=seeds)
             row(env_id, "", report.verdict, report.problems())
