@@ -146,8 +146,9 @@ def check(
             console.print(f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning")
                           else None)
 
-    if envs.ids or envs.all or not envs.dir or envs.trusted:  # (with nothing named, resolve says what to name)
-        for env_id in envs.resolve(log=_say):
+    here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
+    if here.ids or here.all or here.dir or not envs.dir:  # (with nothing named, resolve says what to name)
+        for env_id in here.resolve(log=_say):
             report = check_env(env_id, levels=levels, seeds=seeds)
             row(env_id, "", report.verdict, report.problems())
     if envs.dir and not envs.trusted:
