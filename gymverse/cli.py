@@ -148,8 +148,9 @@ def check(
             console.print(f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning")
                           else None)
 
-    if envs.ids or envs.all or (envs.dir and envs.trusted):
-        for env_id in envs.resolve(log=_say):
+    here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
+    if here.ids or here.all or here.dir or not envs.dir:  # (with nothing named, resolve says what to name)
+        for env_id in here.resolve(log=_say):
             report = check_env(env_id, levels=levels, seeds=seeds)
             row(env_id, "", report.verdict, report.problems())
     if envs.dir and not envs.trusted:
@@ -175,7 +176,8 @@ def check(
         with _file_progress() as progress:
             task = progress.add_task("checking files", total=None)
             judgement = judge_folder(envs.dir, levels=levels[:10], seeds=min(seeds, 3), workers=workers,
-                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, memory_mb=memory_mb),
+                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0,
+                                                   memory_mb=memory_mb),
                                      resume=not fresh, on_verdict=show)
         for entry, why in judgement.bad.items():
             broken += 1

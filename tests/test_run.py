@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, UniformCurriculum, make_curriculum
-from gymverse.env import get_env_complexity, import_env_dir
+from gymverse import register_env_dir
+from gymverse.env import get_env_complexity
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
 from gymverse.rollout import Episode, Turn, make_env_group
@@ -174,7 +175,7 @@ class SizedCounter(gem.Env):
 
 def test_driven_levels_rebuild_third_party_envs_that_read_complexity_only_in_their_constructor(tmp_path):
     (tmp_path / "sized.py").write_text(CONSTRUCTOR_ONLY)
-    assert import_env_dir(tmp_path, prefix="t2third").registered == ["t2third:SizedCounter"]
+    assert register_env_dir(tmp_path, prefix="t2third").registered == ["t2third:SizedCounter"]
     group = make_env_group("t2third:SizedCounter", 2, complexity=1)
     apply_levels({"x": group}, {"x": 2})
     observations, _ = group.reset(seed=0)
