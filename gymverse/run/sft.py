@@ -238,7 +238,7 @@ def sft_command(
     if not taught:
         raise BadInput(f"--env-id: no solver (oracle_action) in {', '.join(env_ids)}; demonstrations need one")
     if taught != env_ids:
-        print(f"no solver (oracle_action) in {', '.join(e for e in env_ids if e not in taught)}: left out")
+        print(f"--env-id: {', '.join(e for e in env_ids if e not in taught)} left out: no solver (oracle_action)")
     try:
         levels = [int(level) for level in difficulty.split("|") if level.strip()]
     except ValueError:
