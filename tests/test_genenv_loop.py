@@ -293,7 +293,7 @@ class FakeVLLMPolicy:
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         FakeVLLMPolicy.made.append((path, sampling))
 
-    def generate(self, prompts, envs=None, stop_at_box=None):
+    def generate(self, prompts, envs=None, stop_at_box=None, rngs=None):
         from gymverse.policy.base import Generation
 
         texts = ['{"game": "GridCourier", "complexity": 1}' if "game: gymverse:GridCourier;" in p else "garbage"
