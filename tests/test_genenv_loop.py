@@ -11,7 +11,7 @@ import time
 import pytest
 import torch
 
-pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (requirements.txt)")
+pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (a dependency in pyproject.toml)")
 import pyarrow.parquet as pq  # noqa: E402
 
 from gymverse.cli import main as gymverse_main  # noqa: E402

@@ -6,6 +6,7 @@ import random
 import threading
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import torch
@@ -81,6 +82,21 @@ def test_resolve_pretrain_reuses_the_built_folder(tiny_dir):
     assert resolve_pretrain("tiny", cache_dir=tiny_dir.parent) == tiny_dir
     assert (tiny_dir / "model.safetensors").stat().st_mtime_ns == stamp
     assert resolve_pretrain(str(tiny_dir)) == tiny_dir
+
+
+def test_a_tiny_model_cached_by_other_code_is_never_used(tmp_path, monkeypatch):
+    from gymverse.policy import tiny
+
+    edited = tmp_path / "tiny.py"
+    edited.write_text(Path(tiny.__file__).read_text().replace("hidden_size=128", "hidden_size=64"))
+    key = tiny.build_key()
+    monkeypatch.setattr(tiny, "__file__", str(edited))
+    assert tiny.build_key() != key  # other building code, another folder
+    other = resolve_pretrain("tiny", cache_dir=tmp_path / "cache")
+    (other / "config.json").write_text("{}")  # what that code built is not this model
+    monkeypatch.undo()
+    ours = resolve_pretrain("tiny", cache_dir=tmp_path / "cache")
+    assert ours != other and json.loads((ours / "config.json").read_text())["hidden_size"] == 128
 
 
 def test_resolve_pretrain_explains_a_missing_folder(tmp_path):
