@@ -117,7 +117,7 @@ def register_library(package: str, namespace: str = NAMESPACE) -> RegistrationRe
     """Register a library package's games as ``<namespace>:<ClassName>`` by ``"module:Class"`` entries."""
     report = RegistrationReport()
     for name, entry in sorted(library_entries(package).items()):
-        _register(f"{namespace}:{name}", entry, report)
+        register_id(f"{namespace}:{name}", entry, report)
     return report
 
 
@@ -127,7 +127,7 @@ def builtin_env_classes(namespace: str = NAMESPACE) -> list[type[EvolvableEnv]]:
     return sorted(classes, key=lambda c: (getattr(c, "domain", "misc"), c.__name__))
 
 
-def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport) -> None:
+def register_id(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport) -> None:
     if env_id in ENV_REGISTRY:
         if ENV_REGISTRY[env_id].entry_point != entry_point:
             report.failed[env_id] = "an environment with this id is already registered"
@@ -146,14 +146,38 @@ def entry_point_for(cls: type) -> Callable[..., gem.Env]:
     return build
 
 
-def env_files(folder: str | Path) -> list[Path]:
-    """The ``.py`` files of an env folder that may hold games (``_private.py`` files are helpers)."""
+@dataclass
+class FolderEntries:
+    files: list[Path] = field(default_factory=list)  # readable .py files that may hold games
+    bad: dict[str, str] = field(default_factory=dict)  # entry -> why it cannot be read (a loop, a dangling link)
+
+
+def folder_entries(folder: str | Path) -> FolderEntries:
+    """The ``.py`` files of a game folder (``_private.py`` files are helpers), and the entries that cannot be read."""
     folder = Path(folder)
     if folder.is_file():
         raise BadInput(f"{folder} is a file: give the folder that holds it ({folder.parent})")
     if not folder.is_dir():
         raise BadInput(f"no such env folder: {folder}")
-    return [file for file in sorted(folder.glob("*.py")) if not file.name.startswith("_")]
+    entries = FolderEntries()
+    for entry in sorted(folder.iterdir()):
+        if entry.suffix != ".py" or entry.name.startswith("_"):
+            continue
+        try:
+            target = entry.resolve(strict=True)
+            if not target.is_file():
+                raise IsADirectoryError(f"{entry.name} is not a file")
+            with open(target, "rb"):
+                pass
+        except RuntimeError:
+            entries.bad[str(entry)] = "a symlink loop"
+        except FileNotFoundError:
+            entries.bad[str(entry)] = "a dangling symlink" if entry.is_symlink() else "vanished while listed"
+        except OSError as error:
+            entries.bad[str(entry)] = f"cannot be read: {error.strerror or error}"
+        else:
+            entries.files.append(entry)
+    return entries
 
 
 def folder_env_ids(prefix: str, classes_by_file: dict[Path, list[str]]) -> dict[tuple[Path, str], str]:
@@ -184,30 +208,19 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-Vet = Callable[[Path, str], dict[str, str]]
+def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationReport:
+    """Import every file of a folder of games into this process and register each game as ``<prefix>:<Name>``.
 
-
-def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | None = None) -> RegistrationReport:
-    """Register every env class in the ``.py`` files of ``path`` as ``<prefix>:<ClassName>``.
-
-    ``prefix`` defaults to the folder's name; a class name that two files define is registered as
-    ``<prefix>:<file_stem>.<ClassName>`` for each. Files that fail to import and classes that fail to
-    construct are listed in the report's ``failed`` and skipped; the rest still register.
-
-    This imports the files into the calling process. ``vet`` judges the folder first, elsewhere:
-    ``vet(folder, prefix) -> {env_id or file: reason refused}``; only what it does not refuse is
-    imported and registered (``gymverse.sandbox.vet`` runs the env checker in the sandbox).
+    For one's own code only (``register_env_dir(..., trusted=True)``); folders that are not ours are
+    registered behind jailed proxies by :func:`gymverse.sandbox.register_env_dir`. Files that fail to import,
+    unreadable entries and classes that fail to construct are in the report's ``failed``; the rest register.
     """
     folder = Path(path)
-    files = env_files(folder)
+    entries = folder_entries(folder)
     prefix = prefix or folder.name
-    report = RegistrationReport()
-    refused = vet(folder, prefix) if vet else {}
-    report.failed.update(refused)
+    report = RegistrationReport(failed=dict(entries.bad))
     modules = {}
-    for file in files:
-        if str(file) in refused:
-            continue
+    for file in entries.files:
         try:
             modules[file] = load_env_file(file, prefix)
         except BaseException as error:  # a user's file may even call sys.exit
@@ -215,8 +228,6 @@ def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | Non
     classes = {file: {cls.__name__: cls for cls in env_classes(module)} for file, module in modules.items()}
     ids = folder_env_ids(prefix, {file: list(names) for file, names in classes.items()})
     for (file, name), env_id in ids.items():
-        if env_id in refused:
-            continue
         entry_point = entry_point_for(classes[file][name])
         report.files[env_id] = str(file)
         try:
@@ -224,7 +235,7 @@ def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | Non
         except BaseException as error:
             report.failed[env_id] = _describe(error)
             continue
-        _register(env_id, entry_point, report)
+        register_id(env_id, entry_point, report)
     return report
 
 

@@ -26,13 +26,15 @@ class EnvSelection:
     all: bool = False  # noqa: A003 (the flag is --all)
     """Every built-in game."""
     dir: Path | None = None  # noqa: A003 (the flag is --dir)
-    """Also every env in this folder of .py files."""
+    """Also every env in this folder of .py files (each file runs in its own jail)."""
+    trusted: bool = False
+    """Import --dir's files into this process instead of jailing them (your own code only)."""
 
     def resolve(self, log: Callable[[str], None] = print) -> list[str]:
         """The ids, registered and checked (a folder's files that fail to import are reported through ``log``)."""
         from gymverse.evaluation.targets import resolve_env_ids
 
-        return resolve_env_ids(self.ids, self.all, self.dir, log=log)
+        return resolve_env_ids(self.ids, self.all, self.dir, log=log, trusted=self.trusted)
 
 
 @dataclass(kw_only=True)

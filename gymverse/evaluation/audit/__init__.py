@@ -2,7 +2,7 @@
 
 ``run_audit`` plays every game with scripted agents (solver, epsilon-solvers, random) once and
 reads that play three ways; ``write_audit_report`` turns the result into Markdown, JSON and figures.
-Games that are not ours are audited one by one in the sandbox (``audit_one=gymverse.sandbox.audit_in(...)``).
+Games that are not ours are played here through their jailed proxies (``gymverse.sandbox``).
 """
 
 from dataclasses import dataclass, field
@@ -122,15 +122,15 @@ def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
 
 def run_audit(
     targets: list[EnvTarget], config: AuditConfig | None = None, on_env: Callable[[str], None] | None = None,
-    embedder=None, audit_one: Callable[[EnvTarget, AuditConfig], EnvAudit] = audit_env,
+    embedder=None,
 ) -> AuditResult:
-    """Audit every target with ``audit_one``; ``on_env(env_id)`` is called as each one starts (for progress)."""
+    """Audit every target; ``on_env(env_id)`` is called as each one starts (for progress)."""
     config = config or AuditConfig()
     audits = []
     for target in targets:
         if on_env:
             on_env(target.env_id)
-        audits.append(audit_one(target, config))
+        audits.append(audit_env(target, config))
     result = AuditResult(config, audits)
     if "diversity" in config.sections and audits:
         if on_env:
