@@ -11,6 +11,8 @@ import os
 import shutil
 from pathlib import Path
 
+from gymverse import cache
+
 TINY = "tiny"
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]  # ids 256, 257, 258 after the 256 bytes
@@ -88,12 +90,6 @@ def build_key() -> str:
     return hashlib.sha256(Path(__file__).read_bytes() + makers.encode()).hexdigest()[:12]
 
 
-def default_cache_dir() -> Path:
-    if os.environ.get("GYMVERSE_CACHE"):
-        return Path(os.environ["GYMVERSE_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gymverse"
-
-
 def not_a_model_folder(spec: str) -> str | None:
     """Why ``spec`` names no Hugging Face model folder (None when it does); reads the disk only."""
     folder = Path(spec).expanduser()
@@ -113,7 +109,7 @@ def resolve_pretrain(spec: str, cache_dir: str | Path | None = None, flag: str =
     existing Hugging Face model folder.
     """
     if spec == TINY:
-        folder = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / f"{TINY}-{build_key()}"
+        folder = (Path(cache_dir) if cache_dir is not None else cache.cache_dir()) / f"{TINY}-{build_key()}"
         if not folder.is_dir():
             # Build beside it and move into place, so a reader never sees a half-written folder.
             staging = build_tiny_model(folder.parent / f".tiny-build-{os.getpid()}")
