@@ -104,7 +104,8 @@ def test_battleship_fleets_never_touch_and_each_ship_knows_its_cells_and_surroun
             cells = {bits[bit] for bit in bits if ship.mask & bit}
             around = {bits[bit] for bit in bits if ship.halo & bit}
             assert cells == set(ship.cells)
-            assert around == {(r, c) for r, c in env.sea.cells if any(max(abs(r - a), abs(c - b)) <= 1 for a, b in cells)}
+            assert around == {(r, c) for r, c in env.sea.cells
+                              if any(max(abs(r - a), abs(c - b)) <= 1 for a, b in cells)}  # one step, diagonals too
             assert not any(env.ship_at.get(cell, i) != i for cell in around)
 
 

@@ -1,8 +1,10 @@
 """The package as pip installs it: pyproject.toml names every package folder, and the console script."""
 
-import tomllib
 from pathlib import Path
 
+import pytest
+
+tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
 ROOT = Path(__file__).resolve().parents[1]
 
 

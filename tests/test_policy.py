@@ -19,7 +19,12 @@ from gymverse.env.parsing import extract_boxed
 from gymverse.errors import BadInput
 from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
 from gymverse.policy.hf import (
-    HFPolicy, activation_checkpointing, distinct_rows, inverse_cdf_draw, response_mask, sequence_logprobs,
+    HFPolicy,
+    activation_checkpointing,
+    distinct_rows,
+    inverse_cdf_draw,
+    response_mask,
+    sequence_logprobs,
 )
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end

@@ -69,8 +69,8 @@ def sea(size: int) -> Sea:
                 end_r, end_c = r + dr * (length - 1), c + dc * (length - 1)
                 if end_r < size and end_c < size:
                     ship = tuple((r + dr * k, c + dc * k) for k in range(length))
-                    places.append(Ship(ship, rectangle(r, c, end_r, end_c), rectangle(r - 1, c - 1, end_r + 1, end_c + 1),
-                                       mask([(r - dr, c - dc)]), dr == 0))
+                    halo = rectangle(r - 1, c - 1, end_r + 1, end_c + 1)
+                    places.append(Ship(ship, rectangle(r, c, end_r, end_c), halo, mask([(r - dr, c - dc)]), dr == 0))
     header = "   " + " ".join(str(c % 10) for c in range(size))
     blank_map = "\n".join([header] + [f"{r:>2} " + " ".join("." * size) for r in range(size)])
     return Sea(
