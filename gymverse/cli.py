@@ -160,6 +160,8 @@ def check(
 
         def show(verdict: FileVerdict) -> None:
             nonlocal broken
+            if verdict.skipped:
+                console.print(f"[dim]{'skipped':<18} {escape(Path(verdict.file).name)}: {verdict.skipped}[/dim]")
             if verdict.error:
                 broken += 1
                 row("-", verdict.file, "FAIL", [f"import {verdict.error}"])

@@ -44,6 +44,8 @@ class RunConfig:
     """round_robin: each step plays one environment in turn (GymVerse); mixed: every step plays all of them."""
     env_dir: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
     """Folder of game files to register as <folder name>:<Class> in every process that plays."""
+    trusted: bool = False
+    """Import the --env_dir folders into this process instead of jailing each file (your own code only)."""
 
     # -- PERPO returns
     gamma: float = 0.9
@@ -244,13 +246,13 @@ class RunConfig:
 
 
 def register_env_dirs(config, log=print) -> None:
-    """Register the games of each ``--env_dir`` folder as ``<folder name>:<Class>`` (call it in every process
+    """Register the games of each ``--env_dir`` folder (jailed unless ``--trusted``; call it in every process
     that plays them); a file or class that fails is reported through ``log``, the others register."""
-    from gymverse.env import register_env_dir
+    from gymverse.sandbox import register_env_dir
 
     for folder in config.env_dir:
         try:
-            report = register_env_dir(folder)
+            report = register_env_dir(folder, trusted=config.trusted)
         except (BadInput, FileNotFoundError) as error:
             raise BadInput(f"--env_dir {folder}: {error}") from None
         for what, error in report.failed.items():

@@ -19,6 +19,9 @@ from gymverse.sandbox.jail import HOST, Limits, jail_problem
 from gymverse.sandbox.proxy import JailBroken, JailedFile, ProxyFactory
 
 
+NOT_A_GAME = "not a game: the file defines no class (a script)"
+
+
 def class_names(file: Path) -> list[str]:
     """The top-level classes a file defines, read without running it (for ids that must not clash)."""
     try:
@@ -26,6 +29,15 @@ def class_names(file: Path) -> list[str]:
     except (SyntaxError, ValueError, OSError):
         return []
     return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+
+
+def syntax_error(file: Path) -> bool:
+    """Whether this Python cannot parse the file (its import, in the jail, will say how)."""
+    try:
+        ast.parse(file.read_bytes())
+    except (SyntaxError, ValueError):
+        return True
+    return False
 
 
 def folder_ids(folder: Path, prefix: str, files: Iterable[Path]) -> dict[tuple[Path, str], str]:
@@ -131,8 +143,10 @@ def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool 
                        "pass --trusted (trusted=True) to import your own games into this process")
     entries = folder_entries(folder)
     report = RegistrationReport(failed=dict(entries.bad))
-    ids = folder_ids(folder, prefix, entries.files)
-    for file, listed in list_files(entries.files).items():
+    games = [file for file in entries.files if class_names(file) or syntax_error(file)]
+    report.failed.update({str(file): NOT_A_GAME for file in entries.files if file not in games})
+    ids = folder_ids(folder, prefix, games)
+    for file, listed in list_files(games).items():
         if isinstance(listed, str):
             report.failed[str(file)] = listed
             continue

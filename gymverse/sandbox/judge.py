@@ -19,7 +19,7 @@ from gymverse.cache import cache_dir
 from gymverse.env import checker
 from gymverse.env.checker import CheckReport, CheckResult, check_env
 from gymverse.env.registry import folder_entries
-from gymverse.sandbox.folders import HOST_VERSION, file_digest, folder_ids
+from gymverse.sandbox.folders import HOST_VERSION, NOT_A_GAME, class_names, file_digest, folder_ids, syntax_error
 from gymverse.sandbox.jail import Limits
 from gymverse.sandbox.proxy import GameRaised, JailBroken, JailedFile, ProxyFactory
 
@@ -78,6 +78,7 @@ class FileVerdict:
     games: list[GameVerdict] = field(default_factory=list)
     error: str = ""  # the file did not import: how that ended
     digest: str = ""
+    skipped: str = ""  # why the file is not judged at all (a script that defines no class)
 
     @property
     def accepted(self) -> bool:
@@ -93,7 +94,7 @@ class FileVerdict:
             report = game["report"] and CheckReport(game["report"]["env_id"],
                                                     [CheckResult(**r) for r in game["report"]["results"]])
             games.append(GameVerdict(**{**game, "report": report}))
-        return cls(data["file"], games, data["error"], data["digest"])
+        return cls(data["file"], games, data["error"], data["digest"], data.get("skipped", ""))
 
 
 def judge_file(
@@ -103,6 +104,9 @@ def judge_file(
     """Import ``file`` in a jail and check each game it defines from here; ``ids`` names them by class."""
     file = Path(file).resolve()
     verdict = FileVerdict(str(file), digest=file_digest(file))
+    if not class_names(file) and not syntax_error(file):
+        verdict.skipped = NOT_A_GAME
+        return verdict
     deadline = time.monotonic() + limits.seconds
     jail = _open(file, limits, deadline)
     try:
