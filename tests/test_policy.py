@@ -489,6 +489,15 @@ def test_openai_compatible_policy_over_http(server):
     )
 
 
+def test_openai_compatible_requests_carry_a_seed_from_each_prompts_rng(server):
+    FakeCompletions.replies = [("\\boxed{a}", "stop")] * 4
+    agent = OpenAICompatiblePolicy(server, "tiny-model", concurrency=1)
+    agent.generate(["p1", "p2"])
+    agent.generate(["p1", "p2"], rngs=[random.Random(1), random.Random(2)])
+    seeds = [request.get("seed") for request in FakeCompletions.requests]
+    assert seeds == [None, None, random.Random(1).getrandbits(31), random.Random(2).getrandbits(31)]
+
+
 def test_openai_compatible_policy_chat_api(server):
     FakeCompletions.replies = [("\\boxed{answer 0}", "stop")]
     agent = OpenAICompatiblePolicy(server, "m", chat=True)
