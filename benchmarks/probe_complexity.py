@@ -11,6 +11,7 @@ other work shares the cores, where a process waiting for its turn shows as a slo
     python benchmarks/probe_complexity.py [--levels 20 30 50 75 100 150 200] [--seeds 3] [--games LightsOut ...]
 """
 
+import gc
 import signal
 import time
 from dataclasses import dataclass, field
@@ -77,6 +78,7 @@ def probe(env, level: int, seeds: int, clock: Callable[[], float] = time.perf_co
 
 
 def main(args: Args) -> None:
+    gc.freeze()  # the imports' objects: otherwise the first game probed pays for collecting them in one step
     classes = [c for c in builtin_env_classes() if not args.games or c.__name__ in args.games]
     columns = ["game", "declared", *map(str, args.levels)] + (["checker at the top"] if args.check else [])
     table = Table(*columns, title="solver at each level")
