@@ -48,7 +48,7 @@ TEMPLATES: dict[str, str | None] = {
 # Templates that ask for the answer in \boxed{}: replies there stop once the box closes (by default).
 BOXED_ANSWER_TEMPLATES = frozenset({"qwen3_game", "qwen3_general", "qwen3_tool"})
 
-ENDED_BY = ("terminated", "truncated", "context_overflow")
+ENDED_BY = ("terminated", "truncated", "context_overflow", "game_error")
 
 
 def apply_template(name: str, observation: str, tokenizer: Any = None) -> str:

@@ -45,3 +45,11 @@ def micro_model(tmp_path_factory):
     LlamaForCausalLM(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The audit's sentence embedder (its weights ship inside the package)."""
+    from gymverse.evaluation.audit.diversity import load_embedder
+
+    return load_embedder()

@@ -15,10 +15,9 @@ import pytest
 import gymverse
 from gymverse.cli import main
 from gymverse.errors import BadInput
-from gymverse.evaluation.audit.diversity import load_embedder
 from gymverse.sandbox import Limits
 from gymverse.synthesis.design import design_errors, extract_json, parse_design
-from gymverse.synthesis.gates import GateSettings, SandboxGates
+from gymverse.synthesis.gates import GateSettings, JailGates
 from gymverse.synthesis.modules import extract_code, snake_case
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.pipeline import Theme, plan_candidates, read_themes
@@ -34,13 +33,8 @@ GOOD_DESIGN = json.loads((HERE / "designs" / "hive_census.json").read_text())
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 
 
-@pytest.fixture(scope="module")
-def embedder():
-    return load_embedder()
-
-
-def make_gates(embedder, seconds: float = 5.0) -> SandboxGates:
-    return SandboxGates(GateSettings(limits=Limits(seconds=seconds, memory_mb=2048)), Novelty(embedder=embedder))
+def make_gates(embedder, seconds: float = 5.0) -> JailGates:
+    return JailGates(GateSettings(limits=Limits(seconds=seconds, memory_mb=2048)), Novelty(embedder=embedder))
 
 
 def scripted_code(rule: str, answer: int = 0) -> str:

@@ -26,6 +26,7 @@ from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_repo
 
 STEP_BUDGET_S = 0.05
 LONG_REPLY = 1000  # characters
+LIBRARY = "gymverse.envs."  # the built-in games' modules
 HANG_LIMIT_S = 10.0
 
 BAD_ACTIONS: list[Any] = [
@@ -356,13 +357,14 @@ def check_env(
     seeds: int = 5,
     hang_limit_s: float = HANG_LIMIT_S,
     env_id: str | None = None,
-    text_contract: bool = False,
+    text_contract: bool | None = None,
 ) -> CheckReport:
     """Run every check on ``env`` (a registered id, an env class or a factory taking ``complexity``).
 
     ``env_id`` names the game in the report (default: the id, or the class's name). Levels above the
     game's declared ``max_complexity`` are left out: a game is checked up to its own limit.
-    ``text_contract``: the game was written elsewhere and promises text only (see :func:`check_bad_actions`).
+    ``text_contract``: the game promises text only (see :func:`check_bad_actions`); by default, every game
+    but the built-in library's, which also handle replies that are not text.
     """
     name, make = _factory(env)
     report = CheckReport(env_id or name)
@@ -372,6 +374,8 @@ def check_env(
         report.results.append(CheckResult("construct", False, _error_text(error)))
         return report
     has_solver = hasattr(game, "oracle_action")
+    if text_contract is None:
+        text_contract = not type(getattr(game, "inner", game)).__module__.startswith(LIBRARY)
     highest = getattr(game, "max_complexity", None)
     levels = [level for level in levels if highest is None or level <= highest] or [highest]  # never past its limit
     edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})

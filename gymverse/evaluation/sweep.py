@@ -22,6 +22,8 @@ from gymverse.evaluation.records import RecordLog
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
 from gymverse.errors import BadInput
+from gymverse.rollout import Episode
+from gymverse.sandbox import GameFailure
 from gymverse.evaluation.targets import target_for
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
@@ -127,10 +129,15 @@ def run_sweep(
                     continue
                 if on_progress:
                     on_progress(done, total, f"{target.env_id} level {level}")
-                episodes = play_instances(policy, config, target.env_id, level, batch)
                 seeds = [instance_seed(config.seed, target.env_id, level, i) for i in batch]
-                records = attempt_records(episodes, target.env_id, target.domain, level, batch, seeds, config.attempts)
-                log.append(r for r in records if r["instance"] in missing)
+                try:
+                    episodes, failure = play_instances(policy, config, target.env_id, level, batch), ""
+                except GameFailure as error:  # a jailed game raised or ended its jail: its attempts fail, saying why
+                    episodes = [Episode(target.env_id, level, ended_by="game_error")] * (len(batch) * config.attempts)
+                    failure = f"{type(error).__name__}: {error}"
+                rows = attempt_records(episodes, target.env_id, target.domain, level, batch, seeds, config.attempts)
+                log.append({**row, "error": failure} if failure and row["type"] == "attempt" else row
+                           for row in rows if row["instance"] in missing)
                 done += len(missing)
             if not log.has("level", env_id=target.env_id, level=level):
                 rows = [a for a in attempts_in_order(log) if a["env_id"] == target.env_id and a["level"] == level]

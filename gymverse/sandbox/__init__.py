@@ -17,7 +17,7 @@ checker, the audit and the synthesis gates all run here, outside, on :class:`Pro
 from gymverse.sandbox.folders import register_env_dir
 from gymverse.sandbox.jail import Limits, jail_problem
 from gymverse.sandbox.judge import FileVerdict, FolderJudgement, GameVerdict, judge_file, judge_folder
-from gymverse.sandbox.proxy import GameRaised, JailBroken, JailedFile, ProxyEnv, ProxyFactory
+from gymverse.sandbox.proxy import GameFailure, GameRaised, JailBroken, JailedFile, ProxyEnv, ProxyFactory
 
-__all__ = ["FileVerdict", "FolderJudgement", "GameRaised", "GameVerdict", "JailBroken", "JailedFile", "Limits",
+__all__ = ["FileVerdict", "FolderJudgement", "GameFailure", "GameRaised", "GameVerdict", "JailBroken", "JailedFile", "Limits",
            "ProxyEnv", "ProxyFactory", "jail_problem", "judge_file", "judge_folder", "register_env_dir"]

@@ -125,7 +125,7 @@ def judge_file(
             start = time.monotonic()
             env_id = (ids or {}).get(game["name"]) or f"{prefix}:{game['name']}"
             make = ProxyFactory(lambda: jail, game)
-            report = check_env(make, levels=levels, seeds=seeds, env_id=env_id, text_contract=True)
+            report = check_env(make, levels=levels, seeds=seeds, env_id=env_id)
             broke = jail.broken if jail.broken not in ("", "closed") else ""
             verdict.games.append(GameVerdict(env_id, str(file), game["name"], report, broke,
                                              time.monotonic() - start, game.get("domain")))

@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import gem
 
@@ -28,11 +28,15 @@ REPLY_LIMIT = 16 << 20  # bytes of one reply
 DUMP_WAIT_S = 0.3  # for a hung host's stack dump to arrive before it is killed
 
 
-class JailBroken(RuntimeError):
+class GameFailure(Exception):
+    """A jailed game failed: it raised (:class:`GameRaised`) or its jail stopped answering (:class:`JailBroken`)."""
+
+
+class JailBroken(GameFailure):
     """The jail stopped answering: its process ended, hung, or broke the protocol (the message says how)."""
 
 
-class GameRaised(Exception):
+class GameRaised(GameFailure):
     """Raised by a game in the jail; the subclass is named after the game's own exception type."""
 
 
@@ -134,7 +138,10 @@ class JailedFile:
     def games(self) -> list[dict]:
         """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases"}``."""
         if self._games is None:
-            self._games = self.request("list")
+            games = self.request("list")
+            if not (isinstance(games, list) and all(_is_game(game) for game in games)):
+                self._break("broke the protocol: its list of games is malformed")
+            self._games = games
         return self._games
 
     def game(self, class_name: str) -> dict:
@@ -199,7 +206,7 @@ class JailedFile:
             size -= len(chunk)
         return b"".join(chunks)
 
-    def _break(self, how: str) -> None:
+    def _break(self, how: str) -> NoReturn:
         """Kill the jail and raise :class:`JailBroken` saying how it ended (``how``, else its exit status)."""
         self.close()
         if not how:
@@ -246,13 +253,15 @@ class ProxyEnv(gem.Env):
         self._class_name = class_name
         self._methods = set(jail.game(class_name)["methods"])
         self._handle = jail.request("make", class_name, kwargs)
+        if not isinstance(self._handle, int) or isinstance(self._handle, bool):
+            jail._break("broke the protocol: a construction answered no handle")
         weakref.finalize(self, jail.drop, self._handle)
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
-        return _as_tuple(self._call("reset", seed))
+        return _shaped(self._call("reset", seed), "reset", (str, dict))
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return _as_tuple(self._call("step", action))
+        return _shaped(self._call("step", action), "step", (str, (int, float), bool, bool, dict))
 
     def random_action(self, rng: random.Random) -> Any:
         """The game's own random move (or GEM's ``sample_random_action``), drawn from a seed taken from ``rng``."""
@@ -283,8 +292,21 @@ class ProxyEnv(gem.Env):
         return f"<ProxyEnv {self._class_name} of {self._jail.file.name}>"
 
 
-def _as_tuple(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
+def _is_game(game: Any) -> bool:
+    return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
+            and all(isinstance(method, str) for method in game["methods"])
+            and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
+            and isinstance(game.get("domain"), (str, type(None))))
+
+
+def _shaped(value: Any, method: str, types: tuple) -> tuple:
+    """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it is malformed."""
+    if not (isinstance(value, list) and len(value) == len(types)
+            and all(isinstance(item, kind) for item, kind in zip(value, types))):
+        got = [type(item).__name__ for item in value] if isinstance(value, list) else type(value).__name__
+        wanted = ["number" if isinstance(kind, tuple) else kind.__name__ for kind in types]
+        raise game_error("MalformedReply", f"{method} returned {got}, not {wanted}")
+    return tuple(value)
 
 
 class ProxyFactory:

@@ -119,8 +119,7 @@ class JailGates:
         gates.append(GateResult("import", True, "", f"defines {name}"))
         env_id = f"{s.prefix}:{name}"
         factory = ProxyFactory(lambda: jail, game)
-        report = check_env(factory, levels=list(s.check_levels), seeds=s.check_seeds, env_id=env_id,
-                           text_contract=True)
+        report = check_env(factory, levels=list(s.check_levels), seeds=s.check_seeds, env_id=env_id)
         if jail.broken and jail.broken != "closed":
             gates.append(GateResult("checker", False, died_reason(jail.broken), jail.broken))
             return judgement
