@@ -173,7 +173,8 @@ def check(
         with _file_progress() as progress:
             task = progress.add_task("checking files", total=None)
             judgement = judge_folder(envs.dir, levels=levels[:10], seeds=min(seeds, 3), workers=workers,
-                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, memory_mb=memory_mb),
+                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0,
+                                                   memory_mb=memory_mb),
                                      resume=not fresh, on_verdict=show)
         for entry, why in judgement.bad.items():
             broken += 1

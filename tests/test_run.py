@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, UniformCurriculum, make_curriculum
-from gymverse.env import get_env_complexity, register_env_dir
+from gymverse import register_env_dir
+from gymverse.env import get_env_complexity
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
 from gymverse.rollout import Episode, Turn, make_env_group

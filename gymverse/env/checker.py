@@ -25,8 +25,11 @@ from gymverse.env.registry import env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
 
 STEP_BUDGET_S = 0.05
+DETERMINISM_STEPS = 40
 LONG_REPLY = 1000  # characters
+LONGEST_REPLY = 8000  # characters: about what a 2,000-token reply can hold
 LIBRARY = "gymverse.envs."  # the built-in games' modules
+PLAIN = (str, int, float, list, dict, type(None))  # what a text game's reply can be
 HANG_LIMIT_S = 10.0
 
 BAD_ACTIONS: list[Any] = [
@@ -162,19 +165,23 @@ def _reset(env: gem.Env, seed: int) -> str:
     return out[0]
 
 
-def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int) -> tuple[list[tuple], dict]:
+def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None) -> tuple[list[tuple], dict]:
     """One episode with ``choose(env) -> action``; returns the trace and the last info.
 
-    Fails if the episode has not ended within the env's ``max_turns`` (read after reset).
+    Fails if the episode has not ended within the env's ``max_turns`` (read after reset); with ``prefix``,
+    stops after that many steps instead, whether it ended or not.
     """
     trace: list[tuple] = [(_reset(env, seed),)]
     limit = _turn_cap(env)
-    for _ in range(limit):
+    out: tuple = ()
+    for _ in range(min(limit, prefix or limit)):
         out = env.step(choose(env))
         _check_types(out)
         trace.append(out[:4])
         if out[2] or out[3]:
             return trace, out[4]
+    if prefix is not None:
+        return trace, out[4] if out else {}
     raise EpisodeNeverEnds(f"episode did not end within {limit} steps")
 
 
@@ -208,7 +215,8 @@ def check_success_flag(make: Callable[[int], gem.Env]) -> str:
 
 
 def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
-    """Same seed, complexity and action sequence (solver moves mixed with random ones) -> same trace."""
+    """Same seed, complexity and action sequence (solver moves mixed with random ones) -> same trace, over the
+    first ``DETERMINISM_STEPS`` steps of each episode (whether an episode ends is the other checks' concern)."""
     for level in levels:
         for seed in range(seeds):
             traces = []
@@ -216,12 +224,12 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
                 env = make(level)
                 picker = random.Random(seed)
                 epsilon = 0.3 if hasattr(env.unwrapped, "oracle_action") else 1.0
-                traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed)[0])
+                traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed, DETERMINISM_STEPS)[0])
             if traces[0] != traces[1]:
                 first = next(i for i, (a, b) in enumerate(zip(*traces)) if a != b) if len(traces[0]) == len(
                     traces[1]) else min(len(traces[0]), len(traces[1]))
                 raise CheckFailure(f"level {level}, seed {seed}: traces differ at step {first}")
-    return f"levels {list(levels)}, {seeds} seeds"
+    return f"levels {list(levels)}, {seeds} seeds, {DETERMINISM_STEPS} steps"
 
 
 def check_solver(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
@@ -241,15 +249,19 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
     """Hostile replies must not raise nor earn a reward; a slow answer to one is a warning.
 
     With ``text_contract`` (games written elsewhere, whose contract is text) a non-string reply that
-    raises is a warning, not a failure, and the long replies are played at the lowest level only (parsers
-    written elsewhere are often quadratic in them: seconds per reply, whatever the level).
+    raises is a warning, not a failure, replies that are not even plain data (bytes, objects) are not sent,
+    and the long replies are cut to ``LONGEST_REPLY`` characters and played at the lowest level only
+    (parsers written elsewhere are often quadratic in them: seconds per full-length reply, whatever the level).
     """
     slowest, slow, refused = 0.0, "", set()
     for i, level in enumerate(levels):
         env = make(level)
         for action in bad_actions_for(env.unwrapped):
-            if text_contract and i > 0 and isinstance(action, str) and len(action) > LONG_REPLY:
+            if text_contract and (not isinstance(action, PLAIN) or i > 0 and isinstance(action, str)
+                                  and len(action) > LONG_REPLY):
                 continue
+            if text_contract and isinstance(action, str):
+                action = action[:LONGEST_REPLY]
             _reset(env, level)
             start = time.perf_counter()
             try:

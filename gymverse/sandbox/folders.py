@@ -153,5 +153,8 @@ def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool 
         for game in listed:
             env_id = ids.get((file, game["name"]), f"{prefix}:{game['name']}")
             report.files[env_id] = str(file)
+            if game["unbuildable"]:
+                report.failed[env_id] = game["unbuildable"]
+                continue
             register_id(env_id, ProxyFactory(_pool.jail(file.resolve()), game), report)
     return report

@@ -125,18 +125,35 @@ class Host:
                     "max_complexity": plain(getattr(cls, "max_complexity", None)),
                     "methods": sorted(n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n, None))),
                     "bases": [base.__name__ for base in cls.__mro__[1:] if base.__module__ == self.module.__name__],
+                    "unbuildable": self.unbuildable(class_name),
                 })
         return found
 
+    def unbuildable(self, class_name: str) -> str:
+        """Why the game cannot be built at complexity 1 ("" when it can)."""
+        try:
+            self.envs.pop(self.make(class_name, {"complexity": 1}))
+        except Exception as error:
+            return f"{type(error).__name__}: {error}"[:MESSAGE_CHARS]
+        return ""
+
     def make(self, class_name: str, kwargs: dict) -> int:
-        """A new instance; games that draw from the module ``random`` in their constructor (GymVerse's
-        do) get the same draws every time, as they would from one seeded process."""
+        """A new instance. Games that draw from the module ``random`` in their constructor (GymVerse's do)
+        get the same draws every time, as they would from one seeded process; what they draw later without
+        seeding stays unseeded, so the judge still sees it."""
         cls = getattr(self.module, class_name)
+        numpy = sys.modules.get("numpy")
         random.seed(0)
-        if "numpy" in sys.modules:
-            sys.modules["numpy"].random.seed(0)
+        if numpy:
+            numpy.random.seed(0)
+        try:
+            env = cls(**kwargs)
+        finally:
+            random.seed()
+            if numpy:
+                numpy.random.seed()
         self.next_handle += 1
-        self.envs[self.next_handle] = cls(**kwargs)
+        self.envs[self.next_handle] = env
         return self.next_handle
 
     def call(self, handle: int, method: str, args: list) -> Any:

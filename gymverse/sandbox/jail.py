@@ -26,11 +26,13 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedor
 
 @dataclass(frozen=True)
 class Limits:
-    """What one jail may use. ``answer_seconds`` bounds one request (an import, a step); ``seconds`` the
-    jail's whole life where a caller sets a deadline (the judge does, per file)."""
+    """What one jail may use. ``answer_seconds`` bounds one request (a step, a reset); ``import_seconds`` the
+    file's import and listing; ``seconds`` the jail's whole life where a caller sets a deadline (the judge
+    does, per file)."""
 
     seconds: float = 600.0
     answer_seconds: float = 30.0
+    import_seconds: float = 60.0  # the file's import, and building each of its games once to list them
     memory_mb: int = 2048
     cpu_seconds: int = 900
     file_mb: int = 64

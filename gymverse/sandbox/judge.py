@@ -25,7 +25,7 @@ from gymverse.sandbox.proxy import GameRaised, JailBroken, JailedFile, ProxyFact
 
 CHECK_LEVELS = list(range(1, 11))
 CHECK_SEEDS = 3
-JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0)  # a file's whole check; one request
+JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0, import_seconds=30.0)  # a file's check; a request; import
 CHECKER_VERSION = hashlib.sha256(Path(checker.__file__).read_bytes()).hexdigest()[:12]
 _live: set[JailedFile] = set()  # jails now judging, closed at once when a run is interrupted
 _live_lock = threading.Lock()

@@ -35,6 +35,18 @@ class GameFailure(Exception):
 class JailBroken(GameFailure):
     """The jail stopped answering: its process ended, hung, or broke the protocol (the message says how)."""
 
+    @property
+    def reason(self) -> str:
+        return broken_reason(str(self))
+
+
+def broken_reason(how: str) -> str:
+    """A short code for how a jail stopped answering: exit, hang, signal, protocol or crash."""
+    for start, reason in (("exited", "exit"), ("hung", "hang"), ("killed", "signal"), ("broke the protocol", "protocol")):
+        if how.startswith(start):
+            return reason
+    return "crash"
+
 
 class GameRaised(GameFailure):
     """Raised by a game in the jail; the subclass is named after the game's own exception type."""
@@ -128,7 +140,7 @@ class JailedFile:
         self.tail.start()
         self.load_error = ""
         try:
-            self._receive()
+            self._receive(limits.import_seconds)
         except GameRaised as error:
             self.load_error = f"raised {type(error).__name__}: {error}"
         except JailBroken as error:
@@ -136,9 +148,10 @@ class JailedFile:
         self._games: list[dict] | None = None
 
     def games(self) -> list[dict]:
-        """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases"}``."""
+        """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases",
+        "unbuildable"}`` (the last: why it cannot be built at complexity 1, or "")."""
         if self._games is None:
-            games = self.request("list")
+            games = self.request("list", wait=self.limits.import_seconds)
             if not (isinstance(games, list) and all(_is_game(game) for game in games)):
                 self._break("broke the protocol: its list of games is malformed")
             self._games = games
@@ -147,7 +160,8 @@ class JailedFile:
     def game(self, class_name: str) -> dict:
         return next(g for g in self.games() if g["name"] == class_name)
 
-    def request(self, *request: Any) -> Any:
+    def request(self, *request: Any, wait: float | None = None) -> Any:
+        """Send one request and return the game's answer (within ``wait`` seconds, default ``answer_seconds``)."""
         with self.lock:
             if self.broken:
                 raise JailBroken(self.broken)
@@ -155,7 +169,7 @@ class JailedFile:
                 write_frame(self.process.stdin.fileno(), list(request))
             except OSError:
                 self._break("")
-            return self._receive()
+            return self._receive(wait or self.limits.answer_seconds)
 
     def drop(self, handle: int) -> None:
         if not self.broken and self.process.poll() is None:
@@ -164,13 +178,14 @@ class JailedFile:
             except (JailBroken, GameRaised):
                 pass
 
-    def _receive(self) -> Any:
+    def _receive(self, wait: float) -> Any:
+        end = time.monotonic() + wait
         try:
-            header = self._read(HEADER.size)
+            header = self._read(HEADER.size, end, wait)
             (size,) = HEADER.unpack(header)
             if size > REPLY_LIMIT:
                 self._break(f"broke the protocol: a reply of {size} bytes, over the {REPLY_LIMIT >> 20} MB limit")
-            reply = json.loads(self._read(size))
+            reply = json.loads(self._read(size, end, wait))
             status = reply[0]
         except JailBroken:
             raise
@@ -186,13 +201,11 @@ class JailedFile:
             self._break(f"exited: {reply[2]}")
         raise game_error(str(reply[1]), str(reply[2]))
 
-    def _read(self, size: int) -> bytes:
+    def _read(self, size: int, end: float, wait: float) -> bytes:
         fd, chunks = self.process.stdout.fileno(), []
-        wait = self.limits.answer_seconds
-        past_deadline = self.deadline is not None and self.deadline - time.monotonic() < wait
+        past_deadline = self.deadline is not None and self.deadline < end
         if past_deadline:
-            wait = self.deadline - time.monotonic()
-        end = time.monotonic() + max(0.0, wait)
+            end = self.deadline
         while size:
             ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
             if not ready:
@@ -212,7 +225,6 @@ class JailedFile:
         if not how:
             code = self.process.returncode
             how = f"killed by signal {-code}" if code and code < 0 else f"exited with status {code}"
-            how = f"the jail's process ended: {how}"
         where = stuck_at(self.output()) if how.startswith("hung") else ""
         self.broken = how + (f" ({where})" if where else "")
         raise JailBroken(self.broken)
@@ -296,7 +308,7 @@ def _is_game(game: Any) -> bool:
     return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
             and all(isinstance(method, str) for method in game["methods"])
             and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
-            and isinstance(game.get("domain"), (str, type(None))))
+            and isinstance(game.get("domain"), (str, type(None))) and isinstance(game.get("unbuildable"), str))
 
 
 def _shaped(value: Any, method: str, types: tuple) -> tuple:

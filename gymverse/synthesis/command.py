@@ -20,7 +20,7 @@ def synthesize_command(
     concurrency: int = 4,
     adopt: Path | None = None,
     prompts: Path | None = None,
-    time_limit: float = 60.0,
+    time_limit: float = 600.0,
     memory_mb: int = 2048,
     temperature: float = 0.7,
     max_tokens: int = 8192,

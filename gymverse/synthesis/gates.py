@@ -24,6 +24,7 @@ from gymverse.evaluation.audit.diversity import env_texts
 from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyFactory
 from gymverse.sandbox.folders import NOT_A_GAME, class_names, syntax_error
+from gymverse.sandbox.proxy import broken_reason
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
 
@@ -35,14 +36,6 @@ ADOPT_AUDIT = AuditConfig(levels=[1, 5, 10], episodes=10, checker_max_level=1, c
                           sections=["correctness", "difficulty"])
 # Reasons the checker and solver gates already give; the correctness gate does not repeat them.
 GATED_BEFORE = ("checker:", "solver_fails", "no_solver")
-DIED = {"hung": "hang", "exited": "exit", "the": "signal", "broke": "protocol", "raised": "crash"}
-
-
-def died_reason(description: str) -> str:
-    """The reason code of a jail that stopped answering (see :class:`gymverse.sandbox.JailBroken`)."""
-    return DIED.get(description.split(":")[0].split(" ")[0], "crash")
-
-
 @dataclass
 class GateSettings:
     limits: Limits = Limits(seconds=600.0, answer_seconds=30.0, memory_mb=2048)  # seconds: one file's gates
@@ -79,13 +72,13 @@ class JailGates:
         jail = JailedFile(path, s.limits, deadline)
         try:
             if jail.load_error:
-                reason = "import_error" if jail.load_error.startswith("raised") else died_reason(jail.load_error)
+                reason = "import_error" if jail.load_error.startswith("raised") else broken_reason(jail.load_error)
                 return [Judgement([GateResult("import", False, reason, jail.load_error)],
                                   seconds=time.perf_counter() - start)]
             try:
                 games = jail.games()
             except JailBroken as error:
-                return [Judgement([GateResult("import", False, died_reason(str(error)), str(error))],
+                return [Judgement([GateResult("import", False, broken_reason(str(error)), str(error))],
                                   seconds=time.perf_counter() - start)]
             if not games:
                 return [Judgement([GateResult("import", False, "no_game", "the module defines no env class")],
@@ -121,7 +114,7 @@ class JailGates:
         factory = ProxyFactory(lambda: jail, game)
         report = check_env(factory, levels=list(s.check_levels), seeds=s.check_seeds, env_id=env_id)
         if jail.broken and jail.broken != "closed":
-            gates.append(GateResult("checker", False, died_reason(jail.broken), jail.broken))
+            gates.append(GateResult("checker", False, broken_reason(jail.broken), jail.broken))
             return judgement
         gates += checker_gates(report, need_solver, s.check_levels)
         audit = audit_env(EnvTarget(env_id, judgement.domain, factory), GATE_AUDIT if need_solver else ADOPT_AUDIT)

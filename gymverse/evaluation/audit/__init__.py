@@ -15,6 +15,7 @@ from gymverse.evaluation.audit.diversity import Diversity, audit_diversity
 from gymverse.evaluation.audit.problems import Problem, rank_envs
 from gymverse.errors import BadInput
 from gymverse.evaluation.targets import EnvTarget
+from gymverse.sandbox import JailBroken
 
 SECTIONS = ("correctness", "difficulty", "diversity")
 
@@ -107,8 +108,8 @@ def unmeasured(target: EnvTarget, config: AuditConfig, reason: str, detail: str)
 def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
     try:
         plays = play_env(target, config)
-    except Exception as error:  # the env cannot even be built (or reset) at level 1
-        reason = "memory" if isinstance(error, MemoryError) else "crash"
+    except Exception as error:  # the env cannot even be built (or reset) at level 1, or its jail ended
+        reason = error.reason if isinstance(error, JailBroken) else "memory" if isinstance(error, MemoryError) else "crash"
         return unmeasured(target, config, reason, f"building the env: {type(error).__name__} {error}".strip())
     audit = EnvAudit(target.env_id, target.domain, plays)
     if "correctness" in config.sections:
