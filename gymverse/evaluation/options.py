@@ -81,13 +81,13 @@ class SweepOptions:
     max_turns: int = 200
     """Turns after which an episode the game has not ended is a failure (games written elsewhere may never end one)."""
     batch_instances: int = 8
-    """Instances played together in one batch (x attempts env copies)."""
+    """Instances played together in one batch (x attempts env copies); a sweep resumes with the same value."""
     device: str = "cpu"
     """Where a Hugging Face model runs (cpu, cuda, cuda:1)."""
     cpu_threads: int = 1
     """Torch threads on a CPU (0: torch's default); small models sample fastest on one, as in training."""
     seed: int = 0
-    """Seed of the instances and of the policy's sampling."""
+    """Seed of the games and the policy's draws: each attempt's come from it and the attempt's coordinates."""
 
     def check(self) -> None:
         """Refuse values no sweep can use, naming the flag; cheap, so it runs before any model loads."""

@@ -1,5 +1,6 @@
 """Any OpenAI-compatible HTTP endpoint (a vLLM or SGLang server, a hosted model) as a policy."""
 
+import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
@@ -41,11 +42,18 @@ class OpenAICompatiblePolicy:
         self.stop_at_box = stop_at_box
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        """With ``rngs``, each request carries a ``seed`` drawn from its prompt's rng (servers that honour it
+        then answer alike every time)."""
         stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
+        seeds = [None] * len(prompts) if rngs is None else [rng.getrandbits(31) for rng in rngs]
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            replies = list(pool.map(self._ask, prompts))
+            replies = list(pool.map(self._ask, prompts, seeds))
         generations = []
         for text, finish_reason, counts in replies:
             end = first_box_end(text) if stop_at_box else None
@@ -55,8 +63,10 @@ class OpenAICompatiblePolicy:
                 generations.append(Generation(text, truncated=finish_reason == "length", token_counts=counts))
         return generations
 
-    def _ask(self, prompt: str) -> tuple[str, str | None, tuple[int, int] | None]:
+    def _ask(self, prompt: str, seed: int | None) -> tuple[str, str | None, tuple[int, int] | None]:
         settings = dict(model=self.model, temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens)
+        if seed is not None:
+            settings["seed"] = seed
         if self.chat:
             response = self.client.chat.completions.create(messages=[{"role": "user", "content": prompt}], **settings)
             choice = response.choices[0]
