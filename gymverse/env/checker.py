@@ -344,14 +344,20 @@ def timing_levels(highest: int | None) -> tuple[int, int]:
     return (2 if target > 2 else 1), target
 
 
-def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int]) -> str:
-    """Replies that never win must still end the episode within max_turns."""
+def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
+    """Replies that never win, and random play, must still end the episode within max_turns."""
     for level in levels:
         env = make(level)
         for action in ("\\boxed{}", "no box at all"):
             if won(*play(env, lambda e: action, 0)):
                 raise CheckFailure(f"level {level}: {action!r} won the game")
-    return "format errors end by truncation at max_turns"
+        for seed in range(seeds):
+            rng = random.Random(seed)
+            try:
+                play(env, lambda e: random_move(e, rng), seed)
+            except EpisodeNeverEnds as never:
+                raise EpisodeNeverEnds(f"random play at level {level}, seed {seed}: {never}") from None
+    return f"format errors and random play ({seeds} seeds) end within max_turns"
 
 
 def _error_text(error: BaseException) -> str:
@@ -399,7 +405,7 @@ def check_env(
         ("step time", lambda: check_step_time(make, levels[-1], min(seeds, 3))),
         ("bad actions", lambda: check_bad_actions(make, edge_levels, text_contract)),
         ("complexity timing", lambda: check_complexity_timing(make, *timing_levels(highest))),
-        ("episode ends", lambda: check_episode_ends(make, edge_levels)),
+        ("episode ends", lambda: check_episode_ends(make, edge_levels, min(seeds, 3))),
     ]
     for name, run in checks:
         if run is None:
