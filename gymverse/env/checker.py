@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import gem
 
+from gymverse.env.core import EvolvableEnv
 from gymverse.env.players import epsilon_solver_move, random_move
 from gymverse.env.registry import env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
@@ -28,7 +29,6 @@ STEP_BUDGET_S = 0.05
 DETERMINISM_STEPS = 40
 LONG_REPLY = 1000  # characters
 LONGEST_REPLY = 8000  # characters: about what a 2,000-token reply can hold
-LIBRARY = "gymverse.envs."  # the built-in games' modules
 PLAIN = (str, int, float, list, dict, type(None))  # what a text game's reply can be
 HANG_LIMIT_S = 10.0
 
@@ -382,7 +382,7 @@ def check_env(
     ``env_id`` names the game in the report (default: the id, or the class's name). Levels above the
     game's declared ``max_complexity`` are left out: a game is checked up to its own limit.
     ``text_contract``: the game promises text only (see :func:`check_bad_actions`); by default, every game
-    but the built-in library's, which also handle replies that are not text.
+    but an in-process :class:`EvolvableEnv`, whose contract also covers replies that are not text.
     """
     name, make = _factory(env)
     report = CheckReport(env_id or name)
@@ -393,7 +393,7 @@ def check_env(
         return report
     has_solver = hasattr(game, "oracle_action")
     if text_contract is None:
-        text_contract = not type(getattr(game, "inner", game)).__module__.startswith(LIBRARY)
+        text_contract = not isinstance(getattr(game, "inner", game), EvolvableEnv)
     highest = getattr(game, "max_complexity", None)
     levels = [level for level in levels if highest is None or level <= highest] or [highest]  # never past its limit
     edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
