@@ -13,8 +13,6 @@ from gymverse.console import console
 from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
-from gymverse.genenv.cli import genenv_command
-from gymverse.genenv.cli import translate as translate_genenv
 from gymverse.run.sft import sft_command
 from gymverse.synthesis.command import synthesize_command
 
@@ -180,6 +178,11 @@ def train() -> None:
     `gymverse train --help` lists its flags."""
 
 
+def genenv() -> None:
+    """Co-evolve an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset; takes
+    GenEnv's key=value overrides too; `gymverse genenv --help` lists its flags."""
+
+
 COMMANDS: dict[str, Callable[..., None]] = {
     "envs": envs,
     "play": play,
@@ -188,7 +191,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "audit": audit_command,
     "sft": sft_command,
     "synthesize": synthesize_command,
-    "genenv": genenv_command,
+    "genenv": genenv,
     "train": train,
 }
 
@@ -196,17 +199,19 @@ COMMANDS: dict[str, Callable[..., None]] = {
 def main(argv: list[str] | None = None) -> None:
     """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2.
 
-    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` parses its own flags (those of
-    ``examples/train_oat/train_oat_perpo.py``) and exits with the trainer's status.
+    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` and ``genenv`` parse their own flags (those
+    of ``examples/train_oat/train_oat_perpo.py``; GenEnv's keys) and exit with the run's status.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:
         from gymverse.training import main as train_main
 
         sys.exit(train_main(argv[1:], prog="gymverse train"))
+    if argv[:1] == ["genenv"]:
+        from gymverse.genenv.cli import main as genenv_main
+
+        sys.exit(genenv_main(argv[1:], prog="gymverse genenv"))
     try:
-        if argv[:1] == ["genenv"]:  # GenEnv's key=value overrides become flags
-            argv = ["genenv", *translate_genenv(argv[1:])]
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
     except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):

@@ -16,7 +16,8 @@ from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
 from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
-from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
+from gymverse.run.config import validate_loop_config
+from gymverse.train.args import TrainArgs, ignored_flags
 from gymverse.train.cli import parse_train_args, train_from_argv
 from gymverse.train.loop import Trainer
 
@@ -47,7 +48,7 @@ def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
 # -- flags ------------------------------------------------------------------------------------------
 def test_the_gymverse_readme_command_parses_and_lists_the_gpu_only_flags_it_ignores():
     args = parse_train_args(README_COMMAND)
-    validate_train_args(args)
+    validate_loop_config(args)
     assert (args.env_id, args.evolve, args.gamma, args.norm_return, args.num_ppo_epochs) == (ENVS, True, 0.9, True, 2)
     assert (args.pretrain, args.use_wb, args.max_model_len) == ("tiny", True, 30000)
     assert args.wb_run_name == "gymverse-perpo-multienv"
@@ -64,7 +65,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
     argv = [a if a != "tiny" else str(micro_model) for a in README_COMMAND] + ["--save_path", str(tmp_path)]
     trainer = Trainer(parse_train_args(argv), progress=False)
     trainer.setup()
-    assert trainer.total_steps == 9000 // 128
+    assert trainer.total_steps() == 9000 // 128
     assert trainer.curriculum.levels() == {"gymverse:GridCourier": 1, "gymverse:MailSorter": 1}
     assert (trainer.run_dir / "wandb").is_dir()
     trainer.wandb.finish()
@@ -80,7 +81,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
 ])
 def test_bad_flag_values_get_clear_errors(change, message):
     with pytest.raises(BadInput, match=message):
-        validate_train_args(TrainArgs(**change))
+        validate_loop_config(TrainArgs(**change))
 
 
 def test_every_flag_has_its_own_help_line():

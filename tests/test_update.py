@@ -11,7 +11,7 @@ from gymverse.policy.hf import HFPolicy
 from gymverse.run.plan import TurnSample
 from gymverse.rollout import Turn
 from gymverse.train.args import TrainArgs
-from gymverse.train.update import PolicyUpdate
+from gymverse.run.update import PolicyUpdate
 
 
 @pytest.fixture

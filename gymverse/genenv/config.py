@@ -13,11 +13,11 @@ from gymverse.errors import BadInput
 from gymverse.genenv.prompts import CURRICULUM, UNIFORM
 from gymverse.genenv.rewards import ENV_REWARDS
 from gymverse.policy import check_policy
-from gymverse.train.args import TrainArgs, validate_train_args
+from gymverse.run.config import LoopConfig, validate_loop_config
 
 
 @dataclass
-class GenEnvArgs(TrainArgs):
+class GenEnvArgs(LoopConfig):
     """Co-evolution of an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
 
     The agent takes every flag of the native trainer (--pretrain, --learning_rate, --temperature, ...);
@@ -149,7 +149,7 @@ def genenv_argv(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def validate_genenv_args(args: GenEnvArgs) -> None:
-    validate_train_args(args)
+    validate_loop_config(args)
     for name in ("total_epochs", "steps_per_epoch", "num_generations_per_prompt", "env_prompts_per_step", "attempts",
                  "prompts_per_step", "env_generate_max_length"):
         if getattr(args, name) < 1:

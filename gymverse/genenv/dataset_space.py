@@ -11,6 +11,7 @@ dataset. Every epoch writes the dataset as it then stands to ``data/train_epoch_
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 from gymverse.genenv.attempts import answer_tasks, mean_reward_rate
@@ -22,7 +23,10 @@ from gymverse.genenv.rewards import filter_prompts
 from gymverse.genenv.rewrite import load_task_parser, load_task_template
 from gymverse.genenv.scoring import WrittenTask, group_advantages, task_record
 from gymverse.genenv.sides import Side
+from gymverse.genenv.space import AgentBatch
 from gymverse.genenv.verifiers import select_verifier
+from gymverse.run.files import RunFiles
+from gymverse.run.online_eval import evaluation_copy
 from gymverse.run.plan import TurnSample, derive_seed
 
 
@@ -31,6 +35,8 @@ def answer_text(truth: Any) -> str:
 
 
 class DatasetSpace:
+    agent_stops_at_box = False
+
     def __init__(self, args: Any, seed: int) -> None:
         self.args, self.seed = args, seed
         table = read_tasks(args.train_files, "data.train_files")
@@ -46,23 +52,35 @@ class DatasetSpace:
         self.scored: list[int] = []  # rows scored since the last environment phase
         self.rejections = 0  # generated tasks refused by the verifier, this step
 
-    def use_reward_manager(self, tokenizer: Any) -> None:
+    def starts(self, run_dir: Path, progress: bool) -> tuple[str, str | None]:
+        args = self.args
+        return args.pretrain, args.env_model if args.genenv_enable else None
+
+    def attach(self, agent: Side) -> None:
         """Give the reward manager the agent's tokenizer (GenEnv's managers take one)."""
-        self.manager = load_reward_manager(self.args.reward_manager, tokenizer)
+        self.manager = load_reward_manager(self.args.reward_manager, agent.tokenizer)
 
     def _epoch_order(self) -> list[int]:
         order = list(range(len(self.rows)))
         random.Random(derive_seed(self.seed, self.epoch, 5)).shuffle(order)
         return order
 
-    def steps_in_epoch(self) -> int:
-        return -(-len(self.order) // self.args.prompts_per_step)
+    def scheduled_steps(self) -> int:
+        """--total_epochs passes over the starting dataset (it grows, so the run takes more)."""
+        return self.args.total_epochs * -(-len(self.order) // self.args.prompts_per_step)
 
-    def finished(self) -> bool:
+    def total_steps(self) -> int | None:
+        return None
+
+    def agent_samples_per_step(self) -> int:
+        return self.args.prompts_per_step * self.args.attempts
+
+    def finished(self, step: int) -> bool:
         return self.epoch >= self.args.total_epochs
 
     # -- the agent's step -----------------------------------------------------------------------
-    def agent_step(self, agent: Side, step: int) -> tuple[list[TurnSample], list[float], dict[str, Any]]:
+    def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch:
+        """GRPO on the next --prompts_per_step prompts of the epoch, each answered --attempts times."""
         args = self.args
         batch = self.order[self.position : self.position + args.prompts_per_step]
         self.position += len(batch)
@@ -75,7 +93,7 @@ class DatasetSpace:
         errors = [r.reason for group in replies for r in group if r.reason]
         metrics = {"agent_success": sum(self.success[i] for i in batch) / len(batch), "prompts": len(batch),
                    "epoch": self.epoch, "reward_errors": len(errors), "reward_error": errors[0] if errors else None}
-        return samples, group_advantages(samples), metrics
+        return AgentBatch(samples, group_advantages(samples), metrics)
 
     def answer(self, agent: Side, rows: list[dict[str, Any]], attempts: int | None = None) -> list[list[Any]]:
         prompts = [agent_prompt(row["prompt"], agent.tokenizer, self.args.prompt_template) for row in rows]
@@ -85,10 +103,20 @@ class DatasetSpace:
     def epoch_ends(self) -> bool:
         return self.position >= len(self.order)
 
-    def env_phase_now(self) -> bool:
-        return self.args.genenv_enable and (self.args.alternate == "step" or self.epoch_ends())
-
     # -- the environment's phase ----------------------------------------------------------------
+    def env_phase_tasks(self, env: Side | None, agent: Side, step: int) -> list[WrittenTask] | None:
+        """After every step (--alternate step) or at the end of each epoch, when GenEnv is enabled: new tasks
+        written from the boundary prompts and attempted by the agent."""
+        args = self.args
+        if not (args.genenv_enable and (args.alternate == "step" or self.epoch_ends())):
+            return None
+        tasks = self.write(env, step)
+        self.attempt(agent, tasks)
+        return tasks
+
+    def env_updates_now(self, step: int) -> bool:
+        return True
+
     def write(self, env: Side, step: int) -> list[WrittenTask]:
         """New tasks from the boundary prompts among those scored since the last phase."""
         args = self.args
@@ -126,13 +154,14 @@ class DatasetSpace:
             for task, group in zip(valid, self.answer(agent, [t.task for t in valid])):
                 task.p = mean_reward_rate(group)
 
-    def adopt(self, tasks: list[WrittenTask]) -> int:
-        """Append the valid tasks to the dataset; how many."""
+    def adopt(self, tasks: list[WrittenTask]) -> dict[str, Any]:
+        """Append the valid tasks to the dataset."""
         new = [t.task for t in tasks if t.valid]
         self.rows += new
-        return len(new)
+        return {"rejection_rate": self.rejections / len(tasks) if tasks else 0.0, "added_tasks": len(new),
+                "dataset_size": len(self.rows)}
 
-    def end_step(self, run_dir: Any) -> None:
+    def end_step(self, step: int, run_dir: Path) -> None:
         """After the step's phases: at the end of an epoch, write the dataset and start the next epoch."""
         if not self.epoch_ends():
             return
@@ -140,18 +169,30 @@ class DatasetSpace:
         self.epoch, self.position = self.epoch + 1, 0
         self.order = self._epoch_order()
 
-    def evaluate(self, agent: Side) -> dict[str, Any] | None:
-        """Mean reward of one reply to each validation prompt."""
+    def evaluate(self, agent: Side, step: int, files: RunFiles) -> dict[str, float]:
+        """With --val_files: the mean reward of one reply to each validation prompt, sampled at --eval_temperature
+        (a model's answers keep their full length), logged to ``eval_metrics.jsonl``."""
         if not self.val:
-            return None
-        replies = self.answer(agent, self.val, attempts=1)
-        return {"val_mean_reward": sum(group[0].reward for group in replies) / len(replies), "val_prompts": len(replies)}
+            return {}
+        judge = agent
+        if hasattr(agent.policy, "generator"):
+            judge = Side("judge", evaluation_copy(agent.policy, self.seed, temperature=self.args.eval_temperature),
+                         None, agent.template)
+        replies = self.answer(judge, self.val, attempts=1)
+        mean = sum(group[0].reward for group in replies) / len(replies)
+        files.append("eval_metrics.jsonl", {"step": step, "val_mean_reward": mean, "val_prompts": len(replies)})
+        return {"eval/val_mean_reward": mean}
 
-    @staticmethod
-    def record(step: int, task: WrittenTask) -> dict[str, Any]:
+    def record(self, step: int, task: WrittenTask) -> dict[str, Any]:
         row = task.task
         payload = {"task": task_text(row["prompt"]), "answer": ground_truth(row)} if task.valid else None
         return task_record(step, task, payload)
+
+    def progress(self, step: int) -> tuple[int, int | None, str]:
+        return step, None, " steps"
+
+    def report(self, step: int) -> str | None:
+        return None
 
     def state_dict(self) -> dict[str, Any]:
         return {"rows": self.rows, "epoch": self.epoch, "position": self.position, "order": self.order,

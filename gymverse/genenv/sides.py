@@ -2,7 +2,7 @@
 
 Any policy spec writes (``tiny``, a Hugging Face folder, ``vllm:PATH``, ``openai:URL#MODEL``, and for the
 agent the scripted ``oracle`` / ``epsilon:P`` / ``random``). A Hugging Face model is trained with the native
-trainer's update step (:class:`gymverse.train.update.PolicyUpdate`); anything else is prompted only, and
+run loop's update step (:class:`gymverse.run.update.PolicyUpdate`); anything else is prompted only, and
 the loop logs the same rewards for it.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from gymverse.policy.base import Generation
 from gymverse.rollout import apply_template
 from gymverse.run.plan import TurnSample
-from gymverse.train.update import PolicyUpdate
+from gymverse.run.update import PolicyUpdate
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The native trainer's update step: one model, its optimizer and schedule, PPO-clip on sampled replies.
+"""The update step of the in-process run loop: one model, its optimizer and schedule, PPO-clip on sampled replies.
 
 ``PolicyUpdate.learn(samples, advantages, order)`` makes ``num_ppo_epochs`` passes over the samples (each
 one sampled reply with its prompt, token ids and sampling log-probabilities, as ``sample.turn``) in
