@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gymverse.console import console
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, ResourceError
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
 from gymverse.run.sft import sft_command
@@ -197,7 +197,8 @@ COMMANDS: dict[str, Callable[..., None]] = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2.
+    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2, a failing resource
+    (an endpoint, the disk) one line and exit status 1.
 
     Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` and ``genenv`` parse their own flags (those
     of ``examples/train_oat/train_oat_perpo.py``; GenEnv's keys) and exit with the run's status.
@@ -218,6 +219,9 @@ def main(argv: list[str] | None = None) -> None:
             raise
         console.print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
+    except ResourceError as error:  # an endpoint that keeps failing, a full disk
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        sys.exit(1)
     except BrokenPipeError:  # the reader stopped early (`gymverse envs | head`): not an error of ours
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
 

@@ -16,7 +16,6 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from gymverse.cli import main as gymverse_main  # noqa: E402
 from gymverse.genenv.cli import main as genenv_main  # noqa: E402
-from gymverse.genenv.config import genenv_argv  # noqa: E402
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state  # noqa: E402
 from gymverse.run.files import RunFiles  # noqa: E402
 
@@ -56,20 +55,6 @@ def games_argv(agent, env_model, out, *extra):
         "--num_generations_per_prompt", "2", "--attempts", "2", "--num_env", "4", "--rollout_batch_size", "16",
         "--generate_max_length", "8", "--env_generate_max_length", "24", "--max_model_len", "1024", *extra,
     ]
-
-
-def test_genenv_keys_become_flags():
-    flags, ignored = genenv_argv([
-        "genenv.enable=True", "env_model_path=/m/env", "actor_rollout_ref.model.path=/m/agent",
-        "data.train_files=/d/train.parquet", "data.val_files=/d/val.parquet", "genenv.filtering_k=0.1",
-        "genenv.num_generations_per_prompt=4", "trainer.default_local_dir=/ckpt", "trainer.n_gpus_per_node=8",
-        "--attempts", "3",
-    ])
-    assert flags == ["--genenv_enable", "--env_model", "/m/env", "--pretrain", "/m/agent", "--train_files",
-                     "/d/train.parquet", "--task_space", "datasets", "--val_files", "/d/val.parquet", "--filtering_k",
-                     "0.1", "--num_generations_per_prompt", "4", "--save_path", "/ckpt", "--attempts", "3"]
-    assert ignored == ["trainer.n_gpus_per_node"]
-    assert genenv_argv(["genenv.enable=False"])[0] == ["--no-genenv_enable"]
 
 
 @pytest.mark.parametrize("argv, message", [

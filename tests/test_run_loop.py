@@ -60,12 +60,14 @@ def counted(run_dir) -> list[dict]:
     return RunFiles(run_dir, extra_logs=Counter.logs).read("counts.jsonl")
 
 
-@pytest.mark.parametrize("eval_steps, save_steps, evaluated, saved", [
-    (2, 4, [0, 2, 4, 6], [4, 6]),
-    (0, -1, [0, 6], [6]),
+@pytest.mark.parametrize("eval_steps, save_steps, before, evaluated, saved", [
+    (2, 4, True, [0, 2, 4, 6], [4, 6]),
+    (0, -1, True, [0, 6], [6]),
+    (4, -1, False, [4, 6], [6]),
 ])
-def test_the_cadence_of_evaluations_and_saves(tmp_path, capsys, eval_steps, save_steps, evaluated, saved):
-    loop = Counter(config(tmp_path, eval_steps=eval_steps, save_steps=save_steps), progress=False)
+def test_the_cadence_of_evaluations_and_saves(tmp_path, capsys, eval_steps, save_steps, before, evaluated, saved):
+    loop = Counter(config(tmp_path, eval_steps=eval_steps, save_steps=save_steps, eval_before_train=before),
+                   progress=False)
     assert loop.run() == tmp_path / "count"
     assert (loop.evaluated, loop.saved) == (evaluated, saved)
     assert load_trainer_state(loop.run_dir)["step"] == 6
@@ -88,7 +90,8 @@ def test_ctrl_c_finishes_or_abandons_the_step_and_resume_ends_like_an_uninterrup
     saved = load_trainer_state(run_dir)["step"]
     out = capsys.readouterr().out
     if presses == 1:  # the step finished and was saved
-        assert saved == 3 and f"Stopped at step 3 of 6: the run was last saved in {run_dir / STATE_FILE} (step 3)" in out
+        assert saved == 3
+        assert f"Stopped at step 3 of 6: the run was last saved in {run_dir / STATE_FILE} (step 3)" in out
     else:  # the step was abandoned: the save of step 2 stands, and step 3's line is past it
         assert saved == 2 and "Stopped at step 2 of 6: the run was last saved" in out
         assert counted(run_dir)[-1]["step"] == 3

@@ -1,9 +1,10 @@
 """``gymverse genenv`` and ``python -m gymverse.genenv``: flags, or GenEnv's ``key=value`` overrides, in; a run
 folder out.
 
-The keys become flags (:func:`gymverse.genenv.config.genenv_argv`), the flags are checked by
-``gymverse.run.prepare`` before torch is imported, and bad input is one line and exit status 2 (set
-``GYMVERSE_DEBUG=1`` for the traceback); Ctrl-C exits with 130 once the run has said where it was saved.
+The keys become flags (:mod:`gymverse.genenv.keys`), the flags are checked by ``gymverse.run.prepare`` before
+torch is imported, and bad input is one line and exit status 2 (set ``GYMVERSE_DEBUG=1`` for the traceback).
+A failing endpoint or a full disk is one line and exit status 1, Ctrl-C exits with 130, each once the run has
+said where it was last saved.
 """
 
 import os
@@ -12,8 +13,9 @@ import sys
 from rich.markup import escape
 
 from gymverse.console import console
-from gymverse.errors import BadInput
-from gymverse.genenv.config import GenEnvArgs, genenv_argv, validate_genenv_args
+from gymverse.errors import BadInput, ResourceError
+from gymverse.genenv.config import GenEnvArgs, validate_genenv_args
+from gymverse.genenv.keys import FLAG_KEYS, genenv_argv
 from gymverse.run.prepare import flags_as_typed, prepare
 
 DESCRIPTION = """Co-evolve an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
@@ -24,13 +26,24 @@ trainer.default_local_dir=..."""
 
 
 def parse_genenv_args(argv: list[str], prog: str | None = None) -> GenEnvArgs:
-    """``argv``'s flags and GenEnv keys as the run's arguments; the veRL keys this loop does not use are named."""
+    """``argv``'s flags and GenEnv keys as the run's arguments; the keys it ignores are named."""
     import tyro
 
-    flags, ignored = genenv_argv(argv)
-    if ignored:
-        print(f"GenEnv: ignoring keys the native loop does not use: {' '.join(ignored)}")
+    flags, hardware, unknown = genenv_argv(argv)
+    if hardware:
+        print(f"GenEnv: ignoring hardware-only keys: {' '.join(hardware)}")
+    if unknown:
+        print(f"GenEnv: ignoring keys that are not GenEnv's: {' '.join(unknown)}")
     return tyro.cli(GenEnvArgs, args=flags, prog=prog, description=DESCRIPTION)
+
+
+def as_typed(message: str, argv: list[str]) -> str:
+    """``message`` naming each flag as ``argv`` gave it: a GenEnv key (``data.train_files``) or a flag."""
+    for token in argv:
+        key = token.partition("=")[0].lstrip("+")
+        if "=" in token and not token.startswith("-") and key in FLAG_KEYS:
+            message = message.replace(f"--{FLAG_KEYS[key]} ", f"{key}=").replace(f"--{FLAG_KEYS[key]}", key)
+    return flags_as_typed(message, argv)
 
 
 def main(argv: list[str] | None = None, prog: str | None = "gymverse genenv") -> int:
@@ -45,8 +58,11 @@ def main(argv: list[str] | None = None, prog: str | None = "gymverse genenv") ->
     except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):
             raise
-        console.print(f"[red]error:[/red] {escape(flags_as_typed(str(error), argv))}")
+        console.print(f"[red]error:[/red] {escape(as_typed(str(error), argv))}")
         return 2
+    except ResourceError as error:
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        return 1
     except KeyboardInterrupt:
         return 130
     except SystemExit as exit_:  # tyro's --help and usage errors

@@ -69,6 +69,9 @@ class GameSpace:
                                                      self.seed, progress))
         return agent, args.env_model
 
+    def agent_settings(self, args: Any) -> Any:
+        return args
+
     def attach(self, agent: Side) -> None:
         pass
 

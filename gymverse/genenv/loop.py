@@ -62,8 +62,9 @@ class GenEnvRun(RunLoop):
         self.reference_path = self.state["reference"] if self.state else agent_start
         steps = self.space.scheduled_steps()
         agent_updates = steps * PolicyUpdate.updates_per_call(args, self.space.agent_samples_per_step())
-        self.agent = load_side("agent", agent_start, args, agent_updates, True, args.prompt_template, self.seed,
-                               stop_at_box=self.space.agent_stops_at_box, reference=self.reference_path)
+        self.agent = load_side("agent", agent_start, self.space.agent_settings(args), agent_updates, True,
+                               args.prompt_template, self.seed, stop_at_box=self.space.agent_stops_at_box,
+                               reference=self.reference_path)
         self.space.attach(self.agent)
         settings = env_settings(args)
         env_tasks = args.env_prompts_per_step * args.num_generations_per_prompt

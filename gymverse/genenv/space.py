@@ -39,6 +39,9 @@ class TaskSpace(Protocol):
         """A new run's starting models: the agent's and the environment policy's (None: no model writes the tasks),
         warm-started into ``run_dir`` where the space does that."""
 
+    def agent_settings(self, args: Any) -> Any:
+        """The flags the agent samples and learns with (``args``, or a copy the space adjusts)."""
+
     def attach(self, agent: Side) -> None:
         """Meet the agent once it is loaded (a dataset's reward manager takes its tokenizer)."""
 

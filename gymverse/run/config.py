@@ -253,6 +253,11 @@ class LoopConfig(RunConfig):
     """Torch threads on a CPU (0: torch's default); small models run fastest on one, also beside other work."""
     resume: bool = False
     """Continue the latest run folder named --wb_run_name from its last checkpoint."""
+    kl_loss_type: Literal["low_var_kl", "kl", "abs", "mse"] = "low_var_kl"
+    """Estimator of the KL penalty that --beta weighs (veRL's kl_loss_type): low_var_kl (k3, clipped to 10), kl
+    (k1), abs or mse (k2)."""
+    eval_before_train: bool = True
+    """Evaluate before the first step (GenEnv: trainer.val_before_train)."""
 
 
 def wrappers_spec(spec: str) -> str:

@@ -3,12 +3,15 @@ co-evolution (``gymverse.genenv.loop``) supply their step, the loop does the res
 
 The loop owns the run folder (``<save_path>/<wb_run_name>``, its ``config.json`` and logs), resume (the trainer
 state, the RNG states, the logs cut back to what the state saw), seeding, Weights & Biases, the progress bar,
-the evaluation cadence (before training, every ``--eval_steps`` and at the end) and the save cadence (every
-``--save_steps`` and at the end, pruned to ``--max_save_num``), Ctrl-C, the figure and the closing lines.
+the evaluation cadence (before training unless ``--no-eval_before_train``, every ``--eval_steps`` and at the
+end) and the save cadence (every ``--save_steps`` and at the end, pruned to ``--max_save_num``), Ctrl-C, the
+figure and the closing lines.
 
 Ctrl-C: the first lets the step under way finish, saves it and stops; a second abandons the step at once and
 the last save stands. Either way the run says where it was saved and exits by ``KeyboardInterrupt``; the same
-command with ``--resume`` continues from the save and ends as an uninterrupted run would.
+command with ``--resume`` continues from the save and ends as an uninterrupted run would. A failing resource
+(an endpoint that keeps failing, a full disk: :class:`gymverse.errors.ResourceError`, or an ``OSError`` of a
+step) abandons the step too, and the error says where the run was last saved.
 
 A trainer subclasses :class:`RunLoop` and fills in its hooks (``build``, ``train_step``, ``finished``,
 ``save_models`` and, as it needs, the others); ``self.state`` is the saved state on resume (else None) and
@@ -17,12 +20,14 @@ A trainer subclasses :class:`RunLoop` and fills in its hooks (``build``, ``train
 
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from gymverse.errors import ResourceError
 from gymverse.run.checkpoints import (
     MODELS_DIR, STATE_FILE, load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states,
     run_seed, save_trainer_state, step_dir_name,
@@ -118,10 +123,15 @@ class RunLoop:
             self.wandb = start_wandb(args, self.run_dir, self.state["wandb_id"] if self.state else None)
 
     def save(self, step: int) -> None:
-        state = {"step": step, "seed": self.seed, **self.save_models(step), **self.state_dict(),
-                 "rng": rng_states(self.generators()), "log_offsets": self.files.offsets(),
-                 "wandb_id": self.wandb.id if self.wandb is not None else None}
-        save_trainer_state(self.run_dir, state)
+        try:
+            state = {"step": step, "seed": self.seed, **self.save_models(step), **self.state_dict(),
+                     "rng": rng_states(self.generators()), "log_offsets": self.files.offsets(),
+                     "wandb_id": self.wandb.id if self.wandb is not None else None}
+            save_trainer_state(self.run_dir, state)
+        except (OSError, RuntimeError) as error:  # torch reports a full disk as a RuntimeError
+            free = shutil.disk_usage(self.run_dir).free / 2**20
+            raise ResourceError(f"cannot save step {step} in {self.run_dir} ({free:.0f} MB free on its disk): "
+                                f"{str(error).strip().splitlines()[0]}") from None
         self.saved_step = step
         for folder in self.checkpoint_folders():
             prune_checkpoints(folder, self.args.max_save_num)
@@ -132,9 +142,13 @@ class RunLoop:
             with StopRequest() as stop:
                 return self._run(stop)
         except KeyboardInterrupt:
-            print(f"Stopped at step {self.step}{'' if self.total_steps() is None else f' of {self.total_steps()}'}: "
-                  f"{self._last_save()}", flush=True)
+            print(f"Stopped {self._where()}: {self._last_save()}", flush=True)
             raise
+        except ResourceError as error:
+            raise ResourceError(f"{error}; stopped {self._where()}: {self._last_save()}") from None
+
+    def _where(self) -> str:
+        return f"at step {self.step}" + ("" if self.total_steps() is None else f" of {self.total_steps()}")
 
     def _last_save(self) -> str:
         if self.saved_step is None:
@@ -151,29 +165,30 @@ class RunLoop:
         self.setup()
         if self.state:
             print(f"Resumed from step {self.step} ({self.run_dir})")
-        if self.step == 0:
+        if self.step == 0 and args.eval_before_train:
             self._log(self.evaluate(0), 0)
         position, total, unit = self.progress_position()
-        bar = tqdm(total=total, initial=position, desc=self.name, unit=unit, disable=not self.progress,
-                   dynamic_ncols=True, file=sys.stdout)
         started = time.time()
-        while not self.finished():
-            step = self.step + 1
-            result = self.train_step(step)
-            self.step = step
-            done = self.finished()
-            if (args.eval_steps > 0 and step % args.eval_steps == 0) or done:
-                self._log(self.evaluate(step), step)
-            self._log(self.wandb_metrics(result), step)
-            if (args.save_steps > 0 and step % args.save_steps == 0) or done or stop.requested:
-                self.save(step)
-                self.plot()
-            bar.update(self.progress_position()[0] - bar.n)
-            bar.set_postfix_str(self.postfix(result))
-            if stop.requested and not done:
-                bar.close()
-                raise KeyboardInterrupt
-        bar.close()
+        with tqdm(total=total, initial=position, desc=self.name, unit=unit, disable=not self.progress,
+                  dynamic_ncols=True, file=sys.stdout) as bar:
+            while not self.finished():
+                step = self.step + 1
+                try:
+                    result = self.train_step(step)
+                except OSError as error:  # e.g. a log line that a full disk cannot take
+                    raise ResourceError(f"step {step}: {error}") from None
+                self.step = step
+                done = self.finished()
+                if (args.eval_steps > 0 and step % args.eval_steps == 0) or done:
+                    self._log(self.evaluate(step), step)
+                self._log(self.wandb_metrics(result), step)
+                if (args.save_steps > 0 and step % args.save_steps == 0) or done or stop.requested:
+                    self.save(step)
+                    self.plot()
+                bar.update(self.progress_position()[0] - bar.n)
+                bar.set_postfix_str(self.postfix(result))
+                if stop.requested and not done:
+                    raise KeyboardInterrupt
         if self.wandb is not None:
             self.wandb.finish()
         figure = self.plot()

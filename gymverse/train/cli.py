@@ -7,7 +7,7 @@ transformers are imported, so a mistyped value is refused at once; every error n
 import sys
 from pathlib import Path
 
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, ResourceError
 from gymverse.run.config import validate_loop_config
 from gymverse.run.prepare import flags_as_typed, prepare
 from gymverse.train.args import TrainArgs, ignored_flags
@@ -41,7 +41,11 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The exit status: 2 for bad input, 1 for a failing resource (a full disk), 130 for Ctrl-C."""
     try:
         return 0 if train_from_argv(sys.argv[1:] if argv is None else list(argv), prog) is not None else 2
+    except ResourceError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
