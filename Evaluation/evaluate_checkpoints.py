@@ -17,7 +17,7 @@ from gymverse.errors import BadInput
 from gymverse.evaluation.checkpoints import checkpoint_name, find_checkpoints, read_checkpoint_list
 from gymverse.evaluation.commands import console, exits_on_bad_input
 from gymverse.evaluation.compare import compare_runs
-from gymverse.evaluation.options import FLAT, EnvSelection, SweepOptions
+from gymverse.evaluation.options import FLAT, EvalSelection, SweepOptions
 from gymverse.evaluation.sweep import SweepConfig, run_sweep
 from gymverse.policy import check_policy
 
@@ -28,7 +28,7 @@ def status_line(status, name: str):
 
 @exits_on_bad_input
 def main(
-    envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
+    envs: Annotated[EvalSelection, FLAT] = EvalSelection(),  # noqa: B008 (tyro reads the default)
     checkpoints: Path | None = None,
     run_dir: Path | None = None,
     output: Path = Path("eval-checkpoints"),

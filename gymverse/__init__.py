@@ -1,13 +1,17 @@
 """gymverse: complexity-controlled text games for LLM agents, and the tools to train and evaluate on them.
 
 Importing it registers every built-in game in GEM's registry as ``gymverse:<Name>`` and loads
-installed plugins (entry-point group ``gymverse.envs``).
+installed plugins (entry-point group ``gymverse.envs``); ``gymverse.registration`` is what that
+registered and what failed (a failure is also a warning).
 """
+
+import warnings
 
 from gymverse.env import (
     EvolvableEnv, Feedback, InvalidAction, RebuildOnComplexity, extract_boxed, get_env_complexity, lose,
-    register_env_dir, register_library, register_plugins, set_env_complexity, win,
+    register_library, register_plugins, set_env_complexity, win,
 )
+from gymverse.sandbox.folders import register_env_dir
 
 __all__ = [
     "EvolvableEnv", "Feedback", "InvalidAction", "RebuildOnComplexity", "extract_boxed", "get_env_complexity",
@@ -16,5 +20,7 @@ __all__ = [
 
 import gymverse.curriculum  # noqa: E402,F401  (puts GymVerse's evolve rule behind EvolvableEnv.evolve)
 
-register_library("gymverse.envs")
-register_plugins()
+registration = register_library("gymverse.envs")
+registration.merge(register_plugins())
+for _what, _error in registration.failed.items():
+    warnings.warn(f"gymverse: {_what} was not registered: {_error}", stacklevel=2)

@@ -30,13 +30,15 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
     """
     import gymverse  # noqa: F401  (registers the games)
     from gymverse.env import env_class, highest_complexity, registered_ids
+    from gymverse.env.gymverse_ids import default_game_name
+    from gymverse.env.registry import game_domain
     from gymverse.synthesis.records import unverified_games
 
     ids = registered_ids("gymverse")
     unverified: set[str] = set()
     if dir is not None:
         ids += [i for i in EnvSelection(dir=dir).resolve(log=_say) if i not in ids]
-        unverified = {f"{dir.name}:{name}" for name in unverified_games(dir)}
+        unverified = {f"{dir.name}:{default_game_name(name)}" for name in unverified_games(dir)}
     table = Table(title="gymverse games")
     table.add_column("id", no_wrap=True)
     table.add_column("domain")
@@ -50,7 +52,7 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
         label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
             first_row = i == 0
-            table.add_row(label if first_row else "", getattr(cls, "domain", "misc") if first_row else "",
+            table.add_row(label if first_row else "", game_domain(cls) if first_row else "",
                           str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
                           end_section=i == len(params) - 1)
     console.print(table)
@@ -108,69 +110,92 @@ def check(
     envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
     seeds: int = 20,
     max_level: int = 20,
-    in_process: bool = False,
     tolerate_broken_files: bool = False,
-    time_limit: float = 120.0,
-    memory_mb: int = 1024,
+    time_limit: float = 180.0,
+    memory_mb: int = 2048,
+    workers: int | None = None,
+    fresh: bool = False,
 ) -> None:
-    """Check games with the env checker; prints a verdict table and exits non-zero if any fails.
+    """Check games with the env checker; prints a verdict for each and exits non-zero if any fails.
+
+    The games of --dir are not trusted: each file runs in its own jail and is checked from outside, several
+    at a time, each verdict printed as it is reached. An interrupted check keeps its verdicts, and the same
+    command again resumes where it stopped.
 
     Args:
-        seeds: Episodes (seeds) per level.
-        max_level: The checker plays levels 1 to this.
-        in_process: Import --dir's files into this process instead of the sandbox (trusted code only).
+        seeds: Episodes (seeds) per level (at most 3 for --dir).
+        max_level: The checker plays levels 1 to this (at most 10 for --dir).
         tolerate_broken_files: Exit 0 even when a file of --dir fails to import or a game to construct.
-        time_limit: Seconds the sandbox gives each game's check (a file's import gets at most 30).
-        memory_mb: Memory the sandbox gives each job, in MB.
+        time_limit: Seconds a file of --dir may take in all.
+        memory_mb: Memory a file of --dir may use, in MB.
+        workers: Files of --dir checked at once (default: one per CPU).
+        fresh: Check every file of --dir again, even those an earlier run already judged.
     """
     from gymverse.env.checker import check_env
 
     levels = list(range(1, max_level + 1))
-    rows: list[tuple[str, str, str, list[str]]] = []  # id, file, verdict, problems
-    broken: list[str] = []
-    sandboxed = envs.dir is not None and not in_process
-    with console.status("checking") as status:
-        if envs.ids or envs.all or not sandboxed:
-            def skipped(line: str) -> None:
-                broken.append(line)
-                _say(line)
+    failed = broken = rows = 0
 
-            trusted = EnvSelection(envs.ids, envs.all, None if sandboxed else envs.dir)
-            for env_id in trusted.resolve(log=skipped):
-                status.update(f"checking {env_id}")
-                report = check_env(env_id, levels=levels, seeds=seeds)
-                rows.append((env_id, "", report.verdict, report.problems()))
-        if sandboxed:
-            from gymverse.sandbox import Limits, Sandbox, judge_folder
+    def row(env_id: str, file: str, verdict: str, problems: list[str]) -> None:
+        nonlocal failed, rows
+        rows += 1
+        failed += verdict == "FAIL"
+        where = f" ({Path(file).name})" if file else ""
+        console.print(f"[{VERDICT_STYLE[verdict]}]{verdict:<18}[/] {escape(env_id)}{escape(where)}", highlight=False)
+        for problem in problems:
+            console.print(f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning")
+                          else None)
 
-            with Sandbox(Limits(seconds=time_limit, memory_mb=memory_mb)) as sandbox:
-                verdicts = judge_folder(envs.dir, sandbox=sandbox, levels=levels, seeds=seeds, on_job=status.update)
-            if not any(v.games or v.error for v in verdicts):
-                raise BadInput(f"no games found in {envs.dir}")
-            for verdict in verdicts:
-                if verdict.error:
-                    broken.append(verdict.file)
-                    rows.append(("-", verdict.file, "FAIL", [f"import {verdict.error}"]))
-                for game in verdict.games:
-                    broken += [game.env_id] if game.broken else []
-                    rows.append((game.env_id, game.file, game.verdict, game.problems()))
-    table = Table(title=f"env check (levels 1..{max_level}, {seeds} seeds)")
-    table.add_column("id", overflow="fold")
-    if sandboxed:
-        table.add_column("file", overflow="fold")
-    table.add_column("verdict")
-    table.add_column("problems", overflow="fold")
-    for env_id, file, verdict, problems in rows:
-        cells = [env_id] + ([Path(file).name if file else ""] if sandboxed else [])
-        table.add_row(*cells, f"[{VERDICT_STYLE[verdict]}]{verdict}[/]", escape("\n".join(problems)))
-    console.print(table)
-    skipped_files = 0 if sandboxed else len(broken)  # in this process a broken file has no row
-    failed = sum(verdict == "FAIL" for _, _, verdict, _ in rows) + skipped_files
+    here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
+    if here.ids or here.all or here.dir or not envs.dir:  # (with nothing named, resolve says what to name)
+        for env_id in here.resolve(log=_say):
+            report = check_env(env_id, levels=levels, seeds=seeds)
+            row(env_id, "", report.verdict, report.problems())
+    if envs.dir and not envs.trusted:
+        from gymverse.sandbox import FileVerdict, Limits, jail_problem, judge_folder
+
+        problem = jail_problem()
+        if problem:
+            raise BadInput(f"--dir {envs.dir} is not trusted and no jail can be made here: {problem}; "
+                           "--trusted imports your own games into this process")
+
+        def show(verdict: FileVerdict) -> None:
+            nonlocal broken
+            if verdict.skipped:
+                console.print(f"[dim]{'skipped':<18} {escape(Path(verdict.file).name)}: {verdict.skipped}[/dim]")
+            if verdict.error:
+                broken += 1
+                row("-", verdict.file, "FAIL", [f"import {verdict.error}"])
+            for game in verdict.games:
+                broken += game.broken
+                row(game.env_id, game.file, game.verdict, game.problems())
+            progress.advance(task)
+
+        with _file_progress() as progress:
+            task = progress.add_task("checking files", total=None)
+            judgement = judge_folder(envs.dir, levels=levels[:10], seeds=min(seeds, 3), workers=workers,
+                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0,
+                                                   memory_mb=memory_mb),
+                                     resume=not fresh, on_verdict=show)
+        for entry, why in judgement.bad.items():
+            broken += 1
+            row("-", entry, "FAIL", [why])
+        if not rows:
+            raise BadInput(f"no games found in {envs.dir}")
+        if judgement.resumed:
+            console.print(f"[dim]{judgement.resumed} files were judged by an earlier run (--fresh: judge again)[/dim]")
     if failed:
-        console.print(f"[red]{failed} of {len(rows) + skipped_files} failed[/red]"
-                      + (f" ({len(broken)} could not be imported or built)" if broken else ""))
-    if failed - (len(broken) if tolerate_broken_files else 0) > 0:
+        console.print(f"[red]{failed} of {rows} failed[/red]" + (f" ({broken} could not be imported or built)"
+                                                                 if broken else ""))
+    if failed - (broken if tolerate_broken_files else 0) > 0:
         sys.exit(1)
+
+
+def _file_progress():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True)
 
 
 def train() -> None:

@@ -5,6 +5,10 @@ plays them with a policy until the requested number of episodes has finished and
 :class:`Episode` record per episode, each turn with the token ids and log-probabilities that a
 trainer needs.
 
+A game's status line is its ``info["suffix"]``, which GEM's observation wrappers (``concat`` and the
+others) put after the observations; without one of them, :class:`StatusAfterObservation` puts it after
+the latest observation, so every prompt shows the status once.
+
 GEM's vector envs reset an env in the same ``step`` that ends its episode, so the observation and
 info they return then already belong to the next episode. The :class:`KeepFinalInfo` wrapper that
 ``make_env_group`` adds hands the last step's info to the following reset (as ``final_info``), which
@@ -13,6 +17,7 @@ is how ``collect_episodes`` learns whether an episode was won.
 
 import contextlib
 import io
+import random
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -47,7 +52,7 @@ TEMPLATES: dict[str, str | None] = {
 # Templates that ask for the answer in \boxed{}: replies there stop once the box closes (by default).
 BOXED_ANSWER_TEMPLATES = frozenset({"qwen3_game", "qwen3_general", "qwen3_tool"})
 
-ENDED_BY = ("terminated", "truncated", "context_overflow")
+ENDED_BY = ("terminated", "truncated", "context_overflow", "turn_limit", "game_error")
 
 
 def apply_template(name: str, observation: str, tokenizer: Any = None) -> str:
@@ -87,6 +92,36 @@ class KeepFinalInfo(gem.core.EnvWrapper):
         return observation, info
 
 
+class StatusAfterObservation(gem.core.EnvWrapper):
+    """Shows ``info["suffix"]`` after each observation, joined as GEM's observation wrappers join it (for
+    envs played without one of those: the latest observation and its status)."""
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed)
+        return with_status(observation, info), info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return with_status(observation, info), reward, terminated, truncated, info
+
+
+def with_status(observation: Any, info: dict[str, Any]) -> Any:
+    from gem.wrappers.observation_wrapper import maybe_add_new_line
+
+    suffix = info.get("suffix")
+    if not (isinstance(observation, str) and isinstance(suffix, str) and suffix):
+        return observation
+    return maybe_add_new_line(observation) + suffix
+
+
+def shows_history(wrapper_names: Sequence[str]) -> bool:
+    """Whether GEM's wrappers ``wrapper_names`` include an observation wrapper (they show ``info["suffix"]``)."""
+    from gem.wrappers.observation_wrapper import ObservationWrapper
+    from gem.wrappers.wrapper_factory import WRAPPER_FACTORY
+
+    return any(getattr(WRAPPER_FACTORY[name], "func", None) is ObservationWrapper for name in wrapper_names)
+
+
 def make_env_group(
     env_id: str,
     num_env: int,
@@ -99,8 +134,10 @@ def make_env_group(
     """A GEM vector env of ``num_env`` copies of ``env_id``, wrapped with GEM's ``wrappers``.
 
     ``wrappers`` is GEM's comma-separated list (``"concat"``, ``"concat_with_action"``,
-    ``"concat_chat"`` (needs ``tokenizer``), ...). Copy ``i`` is seeded ``seed + i``. ``complexity``
-    is passed to the constructor (None: the env's own default, for envs without one).
+    ``"concat_chat"`` (needs ``tokenizer``), ...); without an observation wrapper among them, each
+    observation is followed by its status (:class:`StatusAfterObservation`). Copy ``i`` is seeded
+    ``seed + i``. ``complexity`` is passed to the constructor (None: the env's own default, for envs
+    without one).
     """
     from gem.envs.registration import ENV_REGISTRY
     from gem.wrappers.wrapper_factory import TOKENIZER_REQUIRED, WRAPPER_FACTORY, get_wrapper_fns
@@ -117,7 +154,8 @@ def make_env_group(
         raise ValueError(f"wrappers {', '.join(TOKENIZER_REQUIRED)} need the policy's tokenizer")
     kwargs = {} if complexity is None else {"complexity": complexity}
     with contextlib.redirect_stdout(io.StringIO()):  # GEM prints a line per call here
-        wrapper_fns = get_wrapper_fns(",".join(names), tokenizer=tokenizer) + [KeepFinalInfo]
+        wrapper_fns = get_wrapper_fns(",".join(names), tokenizer=tokenizer)
+        wrapper_fns += ([] if shows_history(names) else [StatusAfterObservation]) + [KeepFinalInfo]
         return gem.make_vec([env_id] * num_env, wrappers=wrapper_fns, async_mode=async_mode, seed=seed, **kwargs)
 
 
@@ -154,6 +192,8 @@ def collect_episodes(
     seed: int | Sequence[int] | None = None,
     stop_at_box: bool | None = None,
     invalid_action: str = "",
+    max_turns: int | None = None,
+    sample_seeds: Sequence[int] | None = None,
 ) -> list[Episode]:
     """Play ``num_episodes`` whole episodes on ``env_group`` and return them in the order they began.
 
@@ -170,6 +210,11 @@ def collect_episodes(
       empty reply) and marked ``invalid``: the env applies its own rule for malformed replies.
     * ``stop_at_box`` ends replies once their ``\\boxed{...}`` command closes. By default it is on
       for the templates in :data:`BOXED_ANSWER_TEMPLATES`; other templates keep the policy's setting.
+    * ``max_turns`` ends an episode that the game has not ended after that many turns, as a failure with
+      ``ended_by="turn_limit"`` (games written elsewhere may never end one).
+    * ``sample_seeds``, one per episode in the order they begin: episode ``n`` draws every reply from
+      ``random.Random(sample_seeds[n])`` (the policy's ``rngs``), so its draws do not depend on the
+      other episodes or on the order they are played in. None: the policy's own random stream.
     """
     if num_episodes < 1:
         return []
@@ -181,13 +226,18 @@ def collect_episodes(
         raise ValueError("max_model_len needs a tokenizer to count prompt tokens")
     if stop_at_box is None and template in BOXED_ANSWER_TEMPLATES:
         stop_at_box = True
+    if sample_seeds is not None and len(sample_seeds) < num_episodes:
+        raise ValueError(f"sample_seeds holds {len(sample_seeds)} seeds for {num_episodes} episodes")
     envs = env_group.envs
     observations, _ = env_group.reset(seed=seed)
     running: dict[int, Episode] = {}
+    streams: dict[int, random.Random] = {}  # copy -> its episode's rng, with sample_seeds
     begun: list[Episode] = []
 
     def begin(i: int) -> None:
         episode = Episode(env_id=env_id, complexity=getattr(envs[i].unwrapped, "complexity", None))
+        if sample_seeds is not None:
+            streams[i] = random.Random(sample_seeds[len(begun)])
         running[i] = episode
         begun.append(episode)
 
@@ -212,6 +262,7 @@ def collect_episodes(
         indices = list(prompts)
         generations = policy.generate(
             [prompts[i] for i in indices], envs=[envs[i].unwrapped for i in indices], stop_at_box=stop_at_box,
+            rngs=[streams[i] for i in indices] if sample_seeds is not None else None,
         )
         actions = {i: invalid_action if g.truncated else g.text for i, g in zip(indices, generations)}
         next_observations, rewards, terminated, truncated, infos = env_group.step(actions)
@@ -224,6 +275,9 @@ def collect_episodes(
             if terminated[k] or truncated[k]:
                 success = episode_success(infos[k].get("final_info"), float(rewards[k]))
                 finish(i, "terminated" if terminated[k] else "truncated", success)
+            elif max_turns is not None and episode.length >= max_turns:
+                observations[i], _ = envs[i].reset()
+                finish(i, "turn_limit", success=False)
     return begun
 
 

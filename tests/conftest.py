@@ -45,3 +45,30 @@ def micro_model(tmp_path_factory):
     LlamaForCausalLM(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The audit's sentence embedder (its weights ship inside the package)."""
+    from gymverse.evaluation.audit.diversity import load_embedder
+
+    return load_embedder()
+
+
+GYMVERSE_LAYOUT = os.path.join(os.path.dirname(__file__), "fixtures", "gymverse_layout")
+
+
+@pytest.fixture
+def gymverse_folder(tmp_path):
+    """A copy of GymVerse's layout (tests/fixtures/gymverse_layout): the game folder ``.../gem/envs/example``.
+
+    The ``example:`` ids registered while the test ran are removed afterwards."""
+    import shutil
+
+    from gem.envs.registration import ENV_REGISTRY
+
+    before = set(ENV_REGISTRY)
+    root = shutil.copytree(GYMVERSE_LAYOUT, tmp_path / "GymVerse")
+    yield root / "gem" / "envs" / "example"
+    for env_id in set(ENV_REGISTRY) - before:
+        del ENV_REGISTRY[env_id]

@@ -11,7 +11,9 @@ from gymverse.evaluation.audit.report import write_audit_report
 from gymverse.evaluation.commands import audit_command
 from gymverse.evaluation.options import EnvSelection
 from gymverse.evaluation.metrics import difficulty_verdict
-from gymverse.evaluation.targets import resolve_env_ids, target_for
+from gymverse.evaluation.targets import EnvTarget, resolve_env_ids, target_for
+from gymverse.sandbox import JailedFile, Limits, ProxyFactory
+from gymverse.sandbox.folders import JailPool
 
 BROKEN_DIR = Path(__file__).parent / "fixtures" / "broken_envs"
 PREFIX = "broken_envs:"
@@ -111,18 +113,22 @@ GYMVERSE_STYLE = Path(__file__).parent / "fixtures" / "gymverse_style"
 TWINS = ("NumberHunt", "NumberHuntPaysRandomMoves", "NumberHuntUnseededHints")
 
 
+def jailed_targets(path: Path, names: tuple[str, ...]) -> tuple[JailedFile, list[EnvTarget]]:
+    """Targets played as a registered folder's are: through a jail that is started again if a game ends it."""
+    current = JailPool(Limits(seconds=120, answer_seconds=10, memory_mb=512)).jail(path)
+    jail = current()
+    return jail, [EnvTarget(f"style:{name}", "misc", ProxyFactory(current, jail.game(name)), str(path))
+                  for name in names]
+
+
 @pytest.fixture(scope="module")
 def twins_audit():
-    """GymVerse-style twins (no info["success"], no solver) audited one by one in the sandbox."""
-    from gymverse.evaluation.targets import EnvTarget, GameFile
-    from gymverse.sandbox import Limits, Sandbox, audit_in
-
-    path = str(GYMVERSE_STYLE / "number_hunt.py")
-    targets = [EnvTarget(f"style:{name}", "misc", GameFile(path, name), path) for name in TWINS]
+    """GymVerse-style twins (no info["success"], no solver) played through their jail."""
+    jail, targets = jailed_targets(GYMVERSE_STYLE / "number_hunt.py", TWINS)
     config = AuditConfig(levels=[1, 4], episodes=8, solver_episodes=1, checker_max_level=4, checker_seeds=2,
                          sections=["correctness", "difficulty"])
-    with Sandbox(Limits(seconds=60, memory_mb=512)) as sandbox:
-        return run_audit(targets, config, audit_one=audit_in(sandbox))
+    with jail:
+        return run_audit(targets, config)
 
 
 def errors_of(result, name):
@@ -144,18 +150,13 @@ def test_a_game_without_info_success_is_judged_by_every_check_with_a_mark(twins_
     assert sound.correctness.replays > 0 and sound.difficulty.verdict != "not measured"
 
 
-def test_a_game_that_could_not_be_played_is_not_measured_and_says_why(tmp_path):
-    from gymverse.evaluation.targets import EnvTarget, GameFile
-    from gymverse.sandbox import Limits, Sandbox, audit_in
-
-    path = str(GYMVERSE_STYLE / "quits.py")
-    target = EnvTarget("style:QuitsOnQuit", "misc", GameFile(path, "QuitsOnQuit"), path)
+def test_a_game_that_ends_its_jail_is_audited_on_and_the_exit_is_its_error(tmp_path):
+    jail, targets = jailed_targets(GYMVERSE_STYLE / "quits.py", ("QuitsOnQuit",))
     config = AuditConfig(levels=[1, 2], episodes=4, solver_episodes=1, checker_max_level=2, checker_seeds=1,
                          sections=["correctness", "difficulty"])
-    with Sandbox(Limits(seconds=30, memory_mb=512)) as sandbox:
-        [audit] = run_audit([target], config, audit_one=audit_in(sandbox)).envs
-    assert audit.difficulty.verdict == "not measured"
-    [problem] = audit.correctness.problems
-    assert problem.reason == "exit" and "sys.exit(0)" in problem.detail
+    with jail:
+        [audit] = run_audit(targets, config).envs
+    problems = {problem.reason: problem for problem in audit.correctness.problems}
+    assert problems["exit"].severity == "error" and "sys.exit(0)" in problems["exit"].detail
     text = write_audit_report(AuditResult(config, [audit]), tmp_path)["markdown"].read_text()
-    assert "1 not measured" in text and "0 flat" not in text
+    assert "style:QuitsOnQuit" in text and "sys.exit(0)" in text

@@ -259,6 +259,26 @@ def test_builtin_games_work_through_gem_make_vec_and_wrappers():
     assert [e.unwrapped.complexity for e in vec.envs] == [7, 7]
 
 
+@pytest.mark.parametrize("env_id", gymverse.env.registered_ids("gymverse"))
+def test_under_gems_concat_wrapper_every_prompt_shows_the_status_once(env_id):
+    """The status is info["suffix"], which GEM's wrappers append; no game also writes it into its observation."""
+    from gem.wrappers.wrapper_factory import get_wrapper_fns
+
+    env = gem.make(env_id, complexity=3)
+    for wrap in get_wrapper_fns("concat"):
+        env = wrap(env)
+    rng = random.Random(0)
+    prompt, info = env.reset(seed=1)
+    for _ in range(12):
+        sentences = [s for s in re.split(r"(?<=\.) ", info["suffix"]) if len(s.split()) > 1]
+        assert prompt.endswith(info["suffix"]) and all(prompt.count(s) == 1 for s in sentences), (prompt, sentences)
+        game = env.unwrapped
+        reply = game.oracle_action() if rng.random() < 0.7 else game.random_action(rng)
+        prompt, _, terminated, truncated, info = env.step(reply)
+        if terminated or truncated:
+            break
+
+
 def test_split_command_reads_verb_and_arguments():
     assert split_command("Move 3,4") == ("move", ("3", "4"))
     assert split_command("  ") == ("", ())

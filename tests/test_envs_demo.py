@@ -2,8 +2,10 @@
 
 import pytest
 
+import gymverse  # noqa: F401  (registers the games)
 from gymverse.envs.games.grid_courier import GridCourier
 from gymverse.envs.games.mail_sorter import MailSorter
+from gymverse.rollout import make_env_group
 
 from episodes import play
 
@@ -19,13 +21,14 @@ def test_random_moves_hurt_more_at_higher_levels(game):
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
-def test_every_observation_ends_with_the_whole_state(game):
-    """The demo plays without history wrappers: the latest observation must be enough."""
-    env = game(complexity=2)
-    observation, info = env.reset(seed=3)
+def test_every_prompt_without_a_history_wrapper_ends_with_the_whole_state_once(game):
+    """The demo plays without history wrappers: the latest observation and its status must be enough."""
+    group = make_env_group(f"gymverse:{game.__name__}", 1, wrappers="", complexity=2, seed=3)
+    (prompt,), _ = group.reset()
     while True:
-        assert observation.endswith(info["suffix"])
-        observation, _, terminated, truncated, info = env.step(env.oracle_action())
+        status = group.envs[0].unwrapped.status()
+        assert prompt.endswith("\n" + status) and prompt.count(status) == 1
+        (prompt,), _, (terminated,), (truncated,), _ = group.step([group.envs[0].unwrapped.oracle_action()])
         if terminated or truncated:
             break
 

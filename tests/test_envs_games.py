@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gymverse.envs.games.battleship import Battleship, around
+from gymverse.envs.games.battleship import Battleship
 from gymverse.envs.games.code_lock import CodeLock, score
 from gymverse.envs.games.hot_cold_treasure import HotColdTreasure, compare
 from gymverse.envs.games.key_door_dungeon import KeyDoorDungeon
@@ -94,13 +94,19 @@ def test_take_away_opponent_at_full_skill_punishes_one_mistake():
     assert punished >= 5
 
 
-def test_battleship_fleets_never_touch():
-    env = Battleship(complexity=15)
-    for seed in range(10):
+@pytest.mark.parametrize("complexity", [15, 100])
+def test_battleship_fleets_never_touch_and_each_ship_knows_its_cells_and_surroundings(complexity):
+    env = Battleship(complexity=complexity)
+    for seed in range(4):
         env.reset(seed=seed)
-        for i, ship in enumerate(env.ships):
-            neighbours = {n for cell in ship for n in around(cell, env.size)}
-            assert not any(env.ship_at.get(n, i) != i for n in neighbours)
+        bits = {1 << (r * env.size + c): (r, c) for r, c in env.sea.cells}
+        for i, ship in enumerate(env.fleet):
+            cells = {bits[bit] for bit in bits if ship.mask & bit}
+            around = {bits[bit] for bit in bits if ship.halo & bit}
+            assert cells == set(ship.cells)
+            assert around == {(r, c) for r, c in env.sea.cells
+                              if any(max(abs(r - a), abs(c - b)) <= 1 for a, b in cells)}  # one step, diagonals too
+            assert not any(env.ship_at.get(cell, i) != i for cell in around)
 
 
 def test_battleship_repeated_shot_is_wasted():

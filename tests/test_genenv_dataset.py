@@ -2,7 +2,7 @@
 
 import pytest
 
-pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (requirements.txt)")
+pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (a dependency in pyproject.toml)")
 import pyarrow.parquet as pq  # noqa: E402
 
 from gymverse.errors import BadInput  # noqa: E402

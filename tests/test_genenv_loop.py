@@ -11,7 +11,7 @@ import time
 import pytest
 import torch
 
-pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (requirements.txt)")
+pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (a dependency in pyproject.toml)")
 import pyarrow.parquet as pq  # noqa: E402
 
 from gymverse.cli import main as gymverse_main  # noqa: E402
@@ -321,7 +321,7 @@ class FakeVLLMPolicy:
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         FakeVLLMPolicy.made.append((path, sampling))
 
-    def generate(self, prompts, envs=None, stop_at_box=None):
+    def generate(self, prompts, envs=None, stop_at_box=None, rngs=None):
         from gymverse.policy.base import Generation
 
         texts = ['{"game": "GridCourier", "complexity": 1}' if "game: gymverse:GridCourier;" in p else "garbage"

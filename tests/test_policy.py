@@ -2,9 +2,11 @@
 
 import importlib.util
 import json
+import random
 import threading
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,7 +18,14 @@ import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
 from gymverse.errors import BadInput
 from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
-from gymverse.policy.hf import HFPolicy, activation_checkpointing, distinct_rows, response_mask, sequence_logprobs
+from gymverse.policy.hf import (
+    HFPolicy,
+    activation_checkpointing,
+    distinct_rows,
+    inverse_cdf_draw,
+    response_mask,
+    sequence_logprobs,
+)
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end
 from gymverse.policy.tiny import TINY_ARCHITECTURE, resolve_pretrain
@@ -78,6 +87,21 @@ def test_resolve_pretrain_reuses_the_built_folder(tiny_dir):
     assert resolve_pretrain("tiny", cache_dir=tiny_dir.parent) == tiny_dir
     assert (tiny_dir / "model.safetensors").stat().st_mtime_ns == stamp
     assert resolve_pretrain(str(tiny_dir)) == tiny_dir
+
+
+def test_a_tiny_model_cached_by_other_code_is_never_used(tmp_path, monkeypatch):
+    from gymverse.policy import tiny
+
+    edited = tmp_path / "tiny.py"
+    edited.write_text(Path(tiny.__file__).read_text().replace("hidden_size=128", "hidden_size=64"))
+    key = tiny.build_key()
+    monkeypatch.setattr(tiny, "__file__", str(edited))
+    assert tiny.build_key() != key  # other building code, another folder
+    other = resolve_pretrain("tiny", cache_dir=tmp_path / "cache")
+    (other / "config.json").write_text("{}")  # what that code built is not this model
+    monkeypatch.undo()
+    ours = resolve_pretrain("tiny", cache_dir=tmp_path / "cache")
+    assert ours != other and json.loads((ours / "config.json").read_text())["hidden_size"] == 128
 
 
 def test_resolve_pretrain_explains_a_missing_folder(tmp_path):
@@ -143,6 +167,43 @@ def test_same_seed_same_samples(tiny_dir):
     second = policy(tiny_dir, seed=3, generate_max_length=16).generate([CHAT_PROMPT] * 2)
     assert [g.response_ids for g in first] == [g.response_ids for g in second]
     assert first[0].response_ids != first[1].response_ids
+
+
+def test_replies_drawn_from_their_own_rngs_repeat_and_keep_their_logprobs(tiny_dir):
+    sampler = policy(tiny_dir, temperature=0.8, generate_max_length=12)
+    prompts = [CHAT_PROMPT, "short", CHAT_PROMPT]
+
+    def draw(seeds):
+        return sampler.generate(prompts, rngs=[random.Random(s) for s in seeds])
+
+    first = draw([1, 2, 3])
+    sampler.generate(prompts)  # the policy's own stream moves on; the rows' draws do not come from it
+    assert [g.response_ids for g in draw([1, 2, 3])] == [g.response_ids for g in first]
+    assert first[0].response_ids != first[2].response_ids  # one prompt, two rngs
+    rescored = one_at_a_time(sampler.model, [g.prompt_ids for g in first], [g.response_ids for g in first], 0.8)
+    for i, g in enumerate(first):
+        assert torch.allclose(rescored[i, : len(g.logprobs)], torch.tensor(g.logprobs), atol=1e-4)
+    with pytest.raises(ValueError, match="one rng per prompt"):
+        sampler.generate(prompts, rngs=[random.Random(1)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 10), min_size=2, max_size=12).filter(lambda w: sum(w) > 0.1), st.integers(50, 400))
+def test_an_inverse_cdf_draw_follows_the_distribution(weights, draws):
+    probs = torch.tensor(weights) / sum(weights)
+    uniforms = (torch.arange(draws, dtype=torch.float64) + 0.5) / draws  # evenly spread: counts are exact
+    tokens = inverse_cdf_draw(probs.expand(draws, -1), uniforms)
+    counts = torch.bincount(tokens, minlength=len(weights))
+    assert torch.all((counts - draws * probs.double()).abs() <= 1 + 1e-6)
+    assert torch.all(counts[probs == 0] == 0)
+
+
+def test_an_inverse_cdf_draw_reads_only_its_own_row():
+    probs = torch.tensor([[0.0, 0.5, 0.5, 0.0], [0.2, 0.2, 0.2, 0.4], [0.0, 0.0, 1.0, 0.0]])
+    uniforms = torch.tensor([0.0, 0.5, 1 - 2**-53], dtype=torch.float64)  # the ends of [0, 1) too
+    together = inverse_cdf_draw(probs, uniforms)
+    assert together.tolist() == [1, 2, 2]  # never a token of probability zero
+    assert [inverse_cdf_draw(probs[i:i + 1], uniforms[i:i + 1]).item() for i in range(3)] == together.tolist()
 
 
 def test_distinct_rows_keep_first_appearance_order():
@@ -330,6 +391,14 @@ def test_random_policy_is_seeded():
     assert [g.text for g in a] == [g.text for g in b]
 
 
+@pytest.mark.parametrize("make", [lambda: EpsilonOraclePolicy(0.5, seed=0), lambda: RandomPolicy(seed=0)])
+def test_a_baseline_reply_drawn_from_its_own_rng_ignores_the_other_rows(make):
+    envs = peak_finders(6)
+    together = make().generate(["o"] * 6, envs=envs, rngs=[random.Random(k) for k in range(6)])
+    alone = [make().generate(["o"], envs=[envs[k]], rngs=[random.Random(k)])[0] for k in (5, 2, 0)]
+    assert [g.text for g in alone] == [together[k].text for k in (5, 2, 0)]
+
+
 def test_epsilon_zero_is_the_oracle():
     envs = peak_finders(4)
     noisy = EpsilonOraclePolicy(0.0, seed=0).generate(["o"] * 4, envs=envs)
@@ -418,6 +487,15 @@ def test_openai_compatible_policy_over_http(server):
     assert (request["model"], request["temperature"], request["top_p"], request["max_tokens"]) == (
         "tiny-model", 0.3, 0.9, 17,
     )
+
+
+def test_openai_compatible_requests_carry_a_seed_from_each_prompts_rng(server):
+    FakeCompletions.replies = [("\\boxed{a}", "stop")] * 4
+    agent = OpenAICompatiblePolicy(server, "tiny-model", concurrency=1)
+    agent.generate(["p1", "p2"])
+    agent.generate(["p1", "p2"], rngs=[random.Random(1), random.Random(2)])
+    seeds = [request.get("seed") for request in FakeCompletions.requests]
+    assert seeds == [None, None, random.Random(1).getrandbits(31), random.Random(2).getrandbits(31)]
 
 
 def test_openai_compatible_policy_chat_api(server):

@@ -67,6 +67,9 @@ BROKEN = '''
 import random
 from gem.core import Env
 import a_module_that_does_not_exist
+
+class NeverImported(Env):
+    pass
 '''
 
 UNBUILDABLE = '''
@@ -151,7 +154,7 @@ def test_a_rebuilt_env_keeps_its_classs_highest_complexity():
 def test_envs_with_their_own_set_complexity_are_registered_as_they_are(env_dir):
     gymverse.register_env_dir(env_dir)
     env = gem.make("mygames:EchoGame", complexity=2)
-    assert type(env).__name__ == "EchoGame"
+    assert type(env).__name__ == "ProxyEnv"  # its own set_complexity, played through its jail: no rebuilding
     gymverse.set_env_complexity(env, 3)
     assert env.complexity == 3
 
@@ -212,15 +215,16 @@ def test_the_library_registers_by_module_class_entries_without_importing_games()
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "0"
 
 
-def test_random_moves_come_from_the_players_rng_and_leave_the_games_random_alone():
+def test_random_moves_come_from_the_players_rng_and_leave_the_games_random_alone(tmp_path):
     import random
     from pathlib import Path
 
     from gymverse.env.players import random_move
-    from gymverse.evaluation.targets import GameFile
 
     tally = Path(__file__).parent / "fixtures" / "hostile_envs" / "tally.py"  # sample_random_action uses `random`
-    env = GameFile(str(tally), "TallyGame").make(1)
+    (tmp_path / "tally.py").write_text(tally.read_text())
+    gymverse.register_env_dir(tmp_path, prefix="moves", trusted=True)
+    env = gem.make("moves:TallyGame", complexity=1)
     env.reset(seed=3)
     before = random.getstate()
     moves = {seed: [random_move(env, random.Random(seed)) for _ in range(5)] for seed in range(6)}

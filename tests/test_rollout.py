@@ -53,7 +53,7 @@ class Scripted:
         self.truncate = truncate
         self.batches = []
 
-    def generate(self, prompts, envs=None, stop_at_box=None):
+    def generate(self, prompts, envs=None, stop_at_box=None, rngs=None):
         self.batches.append((list(prompts), stop_at_box))
         replies = []
         for env in envs:

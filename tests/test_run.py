@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, UniformCurriculum, make_curriculum
-from gymverse.env import get_env_complexity, register_env_dir
+from gymverse import register_env_dir
+from gymverse.env import get_env_complexity
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
 from gymverse.rollout import Episode, Turn, make_env_group
@@ -353,3 +354,19 @@ def test_run_files_records_and_truncation(tmp_path):
     files.log_eval(4, "gymverse:X", {1: eps, 3: eps[:1]})
     assert [(r["complexity"], r["accuracy"]) for r in files.read("eval_env_metrics.jsonl")] == [(1, 0.5), (3, 1.0)]
     assert len(json.loads((tmp_path / "eval_results" / "4_gymverse:X.json").read_text())) == 3
+
+
+def test_an_online_evaluation_plays_alike_whatever_the_policy_drew_before(tmp_path):
+    from gymverse.policy import EpsilonOraclePolicy
+    from gymverse.run.online_eval import online_eval
+
+    config = RunConfig(env_id="gymverse:GridCourier", eval_n=6, eval_difficulty="2|4")
+    agent = EpsilonOraclePolicy(0.5, seed=0)
+    files = RunFiles(tmp_path)
+    first = online_eval(agent, config, 3, files, step=1)
+    agent.rng.random()  # training draws from the policy's own stream between two evaluations
+    second = online_eval(agent, config, 3, files, step=2)
+    assert [{**r, "step": 0} for r in first] == [{**r, "step": 0} for r in second]
+    assert 0 < first[1]["accuracy"] < 1  # the random moves decide games
+    played = [(tmp_path / "eval_results" / f"{step}_gymverse:GridCourier.json").read_text() for step in (1, 2)]
+    assert played[0] == played[1]

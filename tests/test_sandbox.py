@@ -1,160 +1,311 @@
-"""The sandbox turns whatever a file of games does into a verdict on that file alone."""
+"""The jail: whatever a file of games does becomes a verdict on that file alone, reached outside the jail.
 
+The escape suite (``tests/escape.py``) runs payload files that try, at import and at a step, to read a
+secret, write outside, reach the host's loopback, outlive the run, fork, patch the checker, forge frames,
+kill their parents, flood their output and their channel, hang and exit; each command that takes an
+untrusted folder must contain them all, give each a row, and pass the control game beside them.
+"""
+
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import gymverse
+from escape import MARKER, SECRET_NAME, Traps
+from gymverse.env.checker import check_env
 from gymverse.env.registry import registered_ids
-from gymverse.sandbox import Limits, Sandbox, judge_file, judge_folder, vet
-from gymverse.sandbox.jobs import list_games
+from gymverse.errors import BadInput
+from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyEnv, jail_problem, judge_folder
+from gymverse.sandbox.folders import folder_entries
+
+pytestmark = pytest.mark.skipif(jail_problem() is not None, reason=f"no jail here: {jail_problem()}")
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 QUICK = dict(levels=[1, 2, 3], seeds=2)
+SHORT = Limits(seconds=60, answer_seconds=3, memory_mb=512)
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(Limits(seconds=2, memory_mb=512)) as box:
-        yield box
+def traps(tmp_path_factory):
+    root = tmp_path_factory.mktemp("escape")
+    home, cwd = root / "home", root / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    traps = Traps(root, home, cwd)
+    yield traps
+    traps.close()
 
 
+def gymverse_cli(traps: Traps, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """``gymverse ARGS`` in a child with the secret in its environment, run from the traps' working directory."""
+    env = dict(os.environ, HOME=str(traps.home), XDG_CACHE_HOME=str(traps.root / "cache"),
+               **{SECRET_NAME: traps.secret})
+    return subprocess.run([sys.executable, "-m", "gymverse.cli", *args], cwd=traps.cwd, env=env, text=True,
+                          capture_output=True, timeout=timeout)
+
+
+def written(folder: Path) -> list[str]:
+    return [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+def rows_by_file(stdout: str) -> dict[str, str]:
+    """``file stem -> verdict`` from `gymverse check --dir`'s rows."""
+    rows = {}
+    for line in stdout.splitlines():
+        if line.startswith(("pass", "FAIL")) and line.endswith(")"):
+            verdict = line.split()[0]
+            rows[line.rsplit("(", 1)[1].rstrip(")").removesuffix(".py")] = verdict
+    return rows
+
+
+# -- the escape suite, under every command that takes an untrusted folder -------------------------------
+def test_check_dir_contains_every_payload_and_passes_the_control(traps):
+    folder = traps.folder()
+    done = gymverse_cli(traps, "check", "--dir", str(folder), "--max-level", "3", "--seeds", "2")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    rows = rows_by_file(done.stdout)
+    assert rows.pop("control") == "pass", done.stdout[-3000:]
+    payloads = sorted(p.stem for p in folder.glob(f"{MARKER}_*.py"))
+    assert sorted(rows) == payloads and set(rows.values()) == {"FAIL"}, rows
+    assert traps.breaches([done.stdout, done.stderr, *written(traps.root / "cache")]) == []
+
+
+def test_what_each_payload_did_is_named_in_its_row(traps):
+    done = gymverse_cli(traps, "check", "--dir", str(traps.folder()), "--max-level", "3", "--seeds", "2")
+    text = done.stdout
+    assert "files were judged by an earlier run" in text  # the same command resumed from its journal
+    fresh = gymverse_cli(traps, "check", "--dir", str(traps.folder()), "--max-level", "3", "--seeds", "2", "--fresh")
+    for said in ("hung: no answer within 10 s", "hung: no answer within 30 s", "exited with status 0",
+                 "broke the protocol", "earned reward"):
+        assert said in fresh.stdout, said
+
+
+def test_audit_dir_contains_every_payload(traps):
+    output = traps.root / "audit"
+    done = gymverse_cli(traps, "audit", "--dir", str(traps.folder()), "--output", str(output), "--skip", "diversity",
+                        "--levels", "1", "2", "--episodes", "2", "--solver-episodes", "1", "--checker-max-level", "2",
+                        "--checker-seeds", "1")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    report = json.loads((output / "audit.json").read_text())
+    audited = {env["env_id"] for env in report["envs"]}
+    assert "escape_envs:Control" in audited
+    control = next(env for env in report["envs"] if env["env_id"] == "escape_envs:Control")
+    assert not [p for p in control["correctness"]["problems"] if p["severity"] == "error"]
+    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+
+
+def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
+    output = traps.root / "adopted"
+    done = gymverse_cli(traps, "synthesize", "--adopt", str(traps.folder()), "--output", str(output))
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    records = [json.loads(line) for line in (output / "manifest.jsonl").read_text().splitlines()]
+    statuses = {(r["candidate"], r["status"]) for r in records}
+    assert ("control", "accepted") in statuses
+    assert {status for candidate, status in statuses if candidate.startswith(MARKER)} == {"refused"}
+    assert sorted(p.name for p in output.glob("*.py")) == ["control.py"]
+    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+
+
+def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
+    output = traps.root / "eval"
+    done = gymverse_cli(traps, "eval", "--dir", str(traps.folder()), "--policy", "random", "--levels", "1",
+                        "--instances", "1", "--attempts", "1", "--output", str(output))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    records = [json.loads(line) for line in (output / "records.jsonl").read_text().splitlines()]
+    attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
+    assert "escape_envs:Control" in attempts and not attempts["escape_envs:Control"].get("error")
+    assert any(r.get("error") for r in attempts.values())  # a payload that broke its jail mid-play is a row
+    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+
+
+def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(traps, micro_model):
+    save = traps.root / "runs"
+    done = gymverse_cli(
+        traps, "train", "--env_dir", str(traps.folder()), "--env_id", "escape_envs:Control", "--pretrain",
+        str(micro_model), "--save_path", str(save), "--wb_run_name", "t", "--num_env", "2", "--rollout_batch_size",
+        "4", "--max_train", "8", "--train_batch_size", "4", "--train_batch_size_per_device", "2",
+        "--generate_max_length", "8", "--prompt_template", "no", "--eval_steps", "0", "--sft_episodes", "0")
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+    assert "was not registered" in done.stdout + done.stderr  # payloads that fail at import are named
+    assert traps.breaches([done.stdout, done.stderr, *written(save)]) == []
+
+
+def test_the_synthesis_gates_refuse_a_payload_that_patches_and_forges(traps, embedder):
+    from gymverse.synthesis.gates import GateSettings, JailGates
+    from gymverse.synthesis.novelty import Novelty
+
+    folder = traps.folder()
+    gates = JailGates(GateSettings(limits=SHORT, check_levels=(1, 2, 3), check_seeds=2),
+                      Novelty(embedder=embedder, with_library=False))
+    for name in ("patch_checker", "forge"):
+        for stage in ("import", "step"):
+            judgement = gates.judge(folder / f"{MARKER}_{name}_at_{stage}.py", need_solver=True)
+            assert not judgement.passed, (name, stage, judgement.report())
+    control = gates.judge(folder / "control.py", need_solver=True)
+    assert control.passed and control.verified, control.report()
+    assert traps.breaches() == []
+
+
+# -- the jail and its proxy --------------------------------------------------------------------------
+def test_the_jail_sees_no_network_no_secrets_and_a_private_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOME_API_KEY", "sk-hidden")
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os, socket\n"
+        "from gem.core import Env\n"
+        "class Probe(Env):\n"
+        "    def reset(self, seed=None):\n"
+        "        try:\n"
+        "            socket.create_connection(('1.1.1.1', 53), timeout=1); net = 'net'\n"
+        "        except OSError as error:\n"
+        "            net = type(error).__name__\n"
+        "        open('/tmp/mine', 'w').write('x')\n"
+        "        return repr((dict(os.environ), net, os.getuid(), sorted(os.listdir('/')), os.listdir('/tmp'))), {}\n"
+        "    def step(self, action):\n"
+        "        return '', 0.0, True, False, {}\n")
+    with JailedFile(probe, SHORT) as jail:
+        environ, net, _, root, tmp = eval(ProxyEnv(jail, "Probe").reset()[0])  # noqa: S307 (our own probe's repr)
+    assert "SOME_API_KEY" not in environ and set(environ) <= {"PATH", "HOME", "LANG", "PWD"}
+    assert net != "net" and "mine" in tmp
+    assert "home" not in root and not (Path("/tmp") / "mine").exists()
+
+
+def test_values_cross_the_jail_as_plain_data_and_errors_keep_their_type_name(tmp_path):
+    game = tmp_path / "odd.py"
+    game.write_text(
+        "from gem.core import Env\n"
+        "class Odd(Env):\n"
+        "    def reset(self, seed=None):\n"
+        "        return 'start', {'set': {1}, 'tuple': (1, 2), 3: 'int key'}\n"
+        "    def step(self, action):\n"
+        "        raise KeyError(action)\n")
+    with JailedFile(game, SHORT) as jail:
+        env = ProxyEnv(jail, "Odd")
+        observation, info = env.reset()
+        assert observation == "start" and info["tuple"] == [1, 2] and info["3"] == "int key"
+        assert repr(info["set"]) == "<set object from a jailed game>"
+        with pytest.raises(Exception) as raised:
+            env.step("go")
+        assert type(raised.value).__name__ == "KeyError" and "go" in str(raised.value)
+        with pytest.raises(TypeError, match="text"):
+            env.step(b"bytes")
+        with pytest.raises(AttributeError):
+            env.no_such_attribute  # noqa: B018
+
+
+def test_a_hung_step_is_killed_and_says_where_it_was_stuck(tmp_path):
+    game = tmp_path / "stuck.py"
+    game.write_text(
+        "from gem.core import Env\n"
+        "class Stuck(Env):\n"
+        "    def reset(self, seed=None):\n"
+        "        return 'start', {}\n"
+        "    def step(self, action):\n"
+        "        while True:\n"
+        "            pass\n")
+    with JailedFile(game, Limits(answer_seconds=1.5)) as jail:
+        env = ProxyEnv(jail, "Stuck")
+        env.reset()
+        with pytest.raises(JailBroken, match=r"hung: no answer within 1.5 s \(in step, stuck.py:[67]\)"):
+            env.step("go")
+        with pytest.raises(JailBroken):
+            env.reset()
+
+
+# -- judging folders -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def verdicts(sandbox):
-    return {Path(v.file).name: v for v in judge_folder(HOSTILE, sandbox=sandbox, **QUICK)}
+def judged():
+    judgement = judge_folder(HOSTILE, limits=SHORT, resume=False, **QUICK)
+    return {Path(v.file).name: v for v in judgement.verdicts}
 
 
-def test_each_hostile_file_gets_its_own_verdict(verdicts):
-    assert verdicts["import_loop.py"].error.startswith("hung: still running after 2 s")
-    [exits] = verdicts["exits_in_reset.py"].games
-    assert exits.verdict == "FAIL" and exits.error.startswith("exited")
-    [greedy] = verdicts["greedy_init.py"].games
-    assert greedy.verdict == "FAIL" and "MemoryError" in greedy.problems()[0]
-    [deep] = verdicts["deep_recursion.py"].games
-    assert "RecursionError" in deep.problems()[0]
-    assert not any(v.accepted for name, v in verdicts.items() if name in {
-        "import_loop.py", "exits_in_reset.py", "greedy_init.py", "deep_recursion.py"})
+def test_each_hostile_file_gets_its_own_verdict(judged):
+    assert judged["import_loop.py"].skipped.startswith("not a game")  # no class: never run at all
+    [exits] = judged["exits_in_reset.py"].games
+    assert exits.verdict == "FAIL" and "exited" in exits.error
+    [greedy] = judged["greedy_init.py"].games
+    assert greedy.verdict == "FAIL" and "MemoryError" in " ".join(greedy.problems())
+    [deep] = judged["deep_recursion.py"].games
+    assert "RecursionError" in " ".join(deep.problems())
 
 
-def test_a_sys_modules_edit_does_not_poison_the_next_files(verdicts):
-    assert verdicts["a_edits_sys_modules.py"].accepted  # a helper file: no games, no harm
+def test_a_sys_modules_edit_does_not_poison_the_next_files(judged):
     for name in ("tally.py", "twin_one.py", "twin_two.py"):
-        assert verdicts[name].accepted and verdicts[name].games, name
+        assert judged[name].accepted and judged[name].games, name
 
 
-def test_same_class_name_in_two_files_gets_two_ids_that_name_the_file(verdicts):
-    one, two = verdicts["twin_one.py"].games[0], verdicts["twin_two.py"].games[0]
+def test_same_class_name_in_two_files_gets_two_ids_that_name_the_file(judged):
+    one, two = judged["twin_one.py"].games[0], judged["twin_two.py"].games[0]
     assert (one.env_id, two.env_id) == ("hostile_envs:twin_one.Echo", "hostile_envs:twin_two.Echo")
-    assert one.file.endswith("twin_one.py") and two.file.endswith("twin_two.py")
 
 
-def test_a_correct_game_without_info_success_passes_with_a_mark(verdicts):
-    [tally] = verdicts["tally.py"].games
+def test_a_correct_game_without_info_success_passes_with_a_mark(judged):
+    [tally] = judged["tally.py"].games
     assert tally.verdict == "pass with warnings"
-    assert all(r.passed is not False for r in tally.report.results)
-    ran = {r.name for r in tally.report.results if r.passed}
-    assert {"determinism", "complexity timing", "episode ends", "bad actions", "success flag"} <= ran
     assert any("success inferred from the reward" in line for line in tally.problems())
 
 
-def test_the_caller_is_untouched(verdicts):
-    assert "gem.core" in sys.modules and hasattr(sys.modules["gem.core"], "Env")
-    assert not any(i.startswith("hostile_envs:") for i in registered_ids())
-    assert Path.cwd().exists() and os.getpid()
+def test_an_interrupted_judgement_resumes_from_its_journal(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    seen = []
+
+    def stop_after_two(verdict):
+        seen.append(verdict.file)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        judge_folder(HOSTILE, limits=SHORT, workers=1, on_verdict=stop_after_two, **QUICK)
+    again = judge_folder(HOSTILE, limits=SHORT, workers=1, **QUICK)
+    assert again.resumed == 2 and len(again.verdicts) == len(folder_entries(HOSTILE).files)
+    assert {v.file for v in again.verdicts} >= set(seen)
 
 
-def test_jobs_keep_their_output_and_scratch_apart(sandbox, tmp_path):
-    script = tmp_path / "noisy.py"
-    script.write_text("import os\nprint('hello from', os.getcwd())\nopen('left_behind.txt', 'w').write('x')\n")
-    outcome = sandbox.run(list_games, str(script))
-    assert outcome.ok and outcome.value == []
-    assert "hello from" in outcome.output and "gymverse-sandbox-" in outcome.output
-    scratch = outcome.output.split("hello from ")[1].strip()
-    assert not Path(scratch).exists() and not (tmp_path / "left_behind.txt").exists()
-
-
-def test_no_network_and_exit_codes_are_verdicts(sandbox, tmp_path):
-    (tmp_path / "net.py").write_text("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)\n")
-    (tmp_path / "bye.py").write_text("import sys\nsys.exit(3)\n")
-    assert "no network" in sandbox.run(list_games, str(tmp_path / "net.py")).detail
-    bye = sandbox.run(list_games, str(tmp_path / "bye.py"))
-    assert bye.verdict == "exit" and "sys.exit(3)" in bye.detail
-
-
-def test_results_cannot_smuggle_code_back(sandbox):
-    outcome = sandbox.run(os.getcwd)  # a plain string comes back
-    assert outcome.ok and "gymverse-sandbox-" in outcome.value
-    refused = sandbox.run(Path.cwd)  # a pathlib object is not gymverse data
-    assert refused.verdict == "raised" and "may not contain" in refused.detail
-
-
-def test_judge_file_names_games_by_prefix(sandbox):
-    verdict = judge_file(HOSTILE / "tally.py", prefix="candidate", sandbox=sandbox, **QUICK)
-    assert [g.env_id for g in verdict.games] == ["candidate:TallyGame"]
-    with pytest.raises(FileNotFoundError):
-        judge_file(HOSTILE / "missing.py")
-
-
-def test_register_env_dir_can_vet_in_the_sandbox(tmp_path):
-    folder = tmp_path / "vetted"
+def test_unreadable_entries_are_rows_not_crashes(tmp_path, capsys):
+    folder = tmp_path / "links"
     folder.mkdir()
-    for name in ("tally.py", "exits_in_reset.py", "twin_one.py", "twin_two.py"):
-        (folder / name).write_text((HOSTILE / name).read_text())
-    try:
-        report = gymverse.register_env_dir(folder, vet=vet)
-        assert sorted(report.registered) == ["vetted:TallyGame", "vetted:twin_one.Echo", "vetted:twin_two.Echo"]
-        assert "exited" in report.failed["vetted:ExitsInReset"]
-        assert report.files["vetted:twin_two.Echo"].endswith("twin_two.py")
-    finally:
-        from gem.envs.registration import ENV_REGISTRY
-        for env_id in [i for i in ENV_REGISTRY if i.startswith("vetted:")]:
-            del ENV_REGISTRY[env_id]
+    (folder / "loop.py").symlink_to(folder / "loop.py")
+    (folder / "dangling.py").symlink_to(folder / "gone.py")
+    (folder / "good.py").write_text((HOSTILE / "tally.py").read_text())
+    entries = folder_entries(folder)
+    assert [f.name for f in entries.files] == ["good.py"]
+    assert {Path(k).name: v for k, v in entries.bad.items()} == {"loop.py": "a symlink loop",
+                                                                  "dangling.py": "a dangling symlink"}
+    from gymverse.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "--dir", str(folder), "--max-level", "2", "--seeds", "1", "--fresh"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 1 and "a symlink loop" in out and "a dangling symlink" in out
 
 
-def run_cli(argv, capsys):
-    from gymverse import cli
+def test_register_env_dir_plays_the_folder_through_jailed_proxies():
+    report = gymverse.register_env_dir(HOSTILE, prefix="jailed")
+    assert "jailed:TallyGame" in report.registered
+    import gem
 
-    try:
-        cli.main(argv)
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code or 0
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
-def test_check_dir_survives_every_hostile_file_names_it_and_exits_non_zero(capsys):
-    code, out = run_cli(["check", "--dir", str(HOSTILE), "--seeds", "1", "--max-level", "2", "--time-limit", "2"],
-                        capsys)
-    assert code == 1
-    for shown in ("import_loop.py", "import hung: still running after 2 s (in <module>, import_loop.py:",
-                  "hostile_envs:ExitsInReset", "exits_in_reset.py", "exited", "MemoryError", "RecursionError",
-                  "hostile_envs:twin_one.Echo", "hostile_envs:twin_two.Echo", "success inferred from the reward",
-                  "4 of 7 failed (2 could not be imported or built)"):
-        assert shown in out, shown
+    env = gem.make("jailed:TallyGame", complexity=2)
+    assert isinstance(env.unwrapped.inner if hasattr(env.unwrapped, "inner") else env.unwrapped, ProxyEnv)
+    assert check_env("jailed:TallyGame", levels=[1, 2], seeds=1).passed
+    assert any(where.endswith("exits_in_reset.py") is False and "not a game" in why
+               for where, why in report.failed.items())
+    assert "gymverse_user_envs.jailed.a_edits_sys_modules" not in sys.modules  # nothing was imported here
 
 
-def test_check_dir_can_tolerate_files_that_do_not_import(tmp_path, capsys):
-    (tmp_path / "tally.py").write_text((HOSTILE / "tally.py").read_text())
-    (tmp_path / "broken.py").write_text("import a_module_that_does_not_exist\n")
-    argv = ["check", "--dir", str(tmp_path), "--seeds", "1", "--max-level", "2"]
-    code, out = run_cli(argv, capsys)
-    assert code == 1 and "ModuleNotFoundError" in out and "pass with warnings" in out
-    code, _ = run_cli(argv + ["--tolerate-broken-files"], capsys)
-    assert code == 0
+def test_trusted_imports_the_folder_here(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "tally.py").write_text((HOSTILE / "tally.py").read_text())
+    report = gymverse.register_env_dir(folder, trusted=True)
+    assert report.registered == ["mine:TallyGame"] and "mine:TallyGame" in registered_ids("mine")
+    assert "gymverse_user_envs.mine.tally" in sys.modules
 
 
-@pytest.mark.parametrize("where, message", [
-    (HOSTILE / "tally.py", "tally.py is a file: give the folder that holds it"),
-    ("empty", "no games found in"),
-    ("missing", "no such env folder"),
-])
-def test_check_dir_says_what_is_wrong_with_the_folder(where, message, tmp_path, capsys):
-    if where == "empty":
-        where = tmp_path
-    elif where == "missing":
-        where = tmp_path / "missing"
-    code, out = run_cli(["check", "--dir", str(where)], capsys)
-    assert code == 2 and message in out
+def test_without_a_jail_an_untrusted_folder_is_refused_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.setattr("gymverse.sandbox.folders.jail_problem", lambda: "bubblewrap (bwrap) is not installed")
+    with pytest.raises(BadInput, match="bubblewrap .* is not installed.*--trusted"):
+        gymverse.register_env_dir(HOSTILE, prefix="nojail")

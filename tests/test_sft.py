@@ -8,7 +8,10 @@ import torch
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.envs.games.mail_sorter import CITIES, MailSorter
 from gymverse.rollout import collect_episodes, make_env_group
-from gymverse.run.sft import Demonstrator, collect_demonstrations, sft_command, train_on_demonstrations
+from gymverse.errors import BadInput
+from gymverse.run.sft import (
+    Demonstrator, collect_demonstrations, games_with_solver, sft_command, train_on_demonstrations, warm_start,
+)
 
 ENVS = ["gymverse:GridCourier", "gymverse:MailSorter"]
 
@@ -79,3 +82,37 @@ def test_random_module_is_untouched_by_demonstrations():
     state = random.getstate()
     collect_demonstrations(ENVS, 2, [1], seed=0)
     assert random.getstate() == state
+
+
+def warm_start_config(env_id: str, pretrain: str, sft_episodes: int):
+    from gymverse.train.args import TrainArgs
+
+    return TrainArgs(env_id=env_id, pretrain=pretrain, sft_episodes=sft_episodes, sft_epochs=1, prompt_template="no")
+
+
+def test_the_warm_start_learns_from_the_games_that_have_a_solver_and_names_the_others(
+        micro_model, gymverse_folder, tmp_path, capsys):
+    gymverse.register_env_dir(gymverse_folder, trusted=True)
+    config = warm_start_config("gymverse:MailSorter|example:RunicPotionGame", str(micro_model), 4)
+    assert games_with_solver(["gymverse:MailSorter", "example:RunicPotionGame"]) == ["gymverse:MailSorter"]
+    out = warm_start(config, micro_model, tmp_path / "warm", seed=0, progress=False)
+    printed = capsys.readouterr().out
+    assert out == tmp_path / "warm" and (out / "config.json").is_file()
+    assert "on gymverse:MailSorter only; no solver (oracle_action) in example:RunicPotionGame" in printed
+
+
+def test_without_a_solver_anywhere_rl_starts_from_the_untrained_model_and_says_so(
+        tiny_dir, gymverse_folder, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
+    gymverse.register_env_dir(gymverse_folder, trusted=True)
+    config = warm_start_config("example:RunicPotionGame|example:TruthLedger", "tiny", -1)
+    assert warm_start(config, tiny_dir, tmp_path / "warm", seed=0, progress=False) == tiny_dir
+    assert "none of the games has a solver (oracle_action) to learn from, so RL starts from the untrained tiny model" \
+        in capsys.readouterr().out
+    assert not (tmp_path / "warm").exists()
+
+
+def test_sft_command_refuses_games_without_a_solver(micro_model, gymverse_folder, tmp_path):
+    gymverse.register_env_dir(gymverse_folder, trusted=True)
+    with pytest.raises(BadInput, match="no solver .* in example:RunicPotionGame"):
+        sft_command(env_id="example:RunicPotionGame", pretrain=str(micro_model), output=str(tmp_path / "warm"))

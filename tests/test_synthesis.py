@@ -15,10 +15,9 @@ import pytest
 import gymverse
 from gymverse.cli import main
 from gymverse.errors import BadInput
-from gymverse.evaluation.audit.diversity import load_embedder
 from gymverse.sandbox import Limits
 from gymverse.synthesis.design import design_errors, extract_json, parse_design
-from gymverse.synthesis.gates import GateSettings, SandboxGates
+from gymverse.synthesis.gates import GateSettings, JailGates
 from gymverse.synthesis.modules import extract_code, snake_case
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.pipeline import Theme, plan_candidates, read_themes
@@ -34,13 +33,9 @@ GOOD_DESIGN = json.loads((HERE / "designs" / "hive_census.json").read_text())
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 
 
-@pytest.fixture(scope="module")
-def embedder():
-    return load_embedder()
-
-
-def make_gates(embedder, seconds: float = 5.0) -> SandboxGates:
-    return SandboxGates(GateSettings(limits=Limits(seconds=seconds, memory_mb=2048)), Novelty(embedder=embedder))
+def make_gates(embedder, answer_seconds: float = 5.0) -> JailGates:
+    limits = Limits(seconds=300, answer_seconds=answer_seconds, import_seconds=30, memory_mb=2048)
+    return JailGates(GateSettings(limits=limits), Novelty(embedder=embedder))
 
 
 def scripted_code(rule: str, answer: int = 0) -> str:
@@ -170,7 +165,7 @@ EXPECTED = {  # candidate -> (status, reason, a phrase of some gate's detail)
     "beekeeping-1": ("accepted", "", "graded"),
     "orchards-1": ("refused", "crash", "level 7"),
     "dovecotes-1": ("refused", "solver_fails", "solver lost"),
-    "stables-1": ("refused", "hang", "still running"),
+    "stables-1": ("refused", "hang", "hung: no answer within 30 s"),
     "kennels-1": ("refused", "exit", "exited"),
     "mountain-surveys-1": ("refused", "near_duplicate", "gymverse:PeakFinder"),
     "granaries-1": ("refused", "no_code", "no ```python block"),
@@ -189,7 +184,6 @@ def scripted_run(tmp_path_factory, embedder):
         served = list(script.log)
         again = synthesize(read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates,
                            repairs=1, concurrency=3)
-    gates.close()
     return summary, again, served, script.log, output
 
 
@@ -254,11 +248,7 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
         (source / path.name).write_text(path.read_text())
     (source / "dovecote_census.py").write_text(scripted_code("dovecote_census/code"))
     (source / "syntax_error.py").write_text("class Broken(:\n")
-    gates = make_gates(embedder)
-    try:
-        summary = adopt(source, Path("adopted"), gates, concurrency=2)
-    finally:
-        gates.close()
+    summary = adopt(source, Path("adopted"), make_gates(embedder), concurrency=2)
     verdicts = {r["candidate"]: (r["status"], r["reason"]) for r in summary.records}
     assert verdicts == {"tally": ("unverified", ""), "hive_census": ("accepted", ""), "exits_in_reset": ("refused", "exit"),
                         "dovecote_census": ("refused", "solver_fails"), "syntax_error": ("refused", "import_error")}
@@ -288,7 +278,7 @@ def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
 
     script = Script.load(SCRIPT)
     command = [sys.executable, "-m", "gymverse.cli", "synthesize", "--themes", str(themes), "--output", str(output),
-               "--repairs", "1", "--concurrency", "1", "--time-limit", "20"]
+               "--repairs", "1", "--concurrency", "1", "--time-limit", "300"]
     with ScriptedServer(script, before_answer=hold_the_repair) as server:
         command += ["--model", f"openai:{server.url}#scripted"]
         first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)

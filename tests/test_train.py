@@ -13,10 +13,11 @@ import torch
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
+from gymverse.run.config import validate_loop_config
 from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
-from gymverse.run.config import validate_loop_config
+from gymverse.run.prepare import prepare
 from gymverse.train.args import TrainArgs, ignored_flags
 from gymverse.train.cli import parse_train_args, train_from_argv
 from gymverse.train.loop import Trainer
@@ -201,6 +202,55 @@ def test_env_dir_registers_a_folder_of_games_under_its_name(micro_model, tmp_pat
     metrics = RunFiles(run_dir).read("actor_env_metrics.jsonl")
     assert {r["env_id"] for r in metrics} == {"example:RunicPotionGame"} and len(metrics) == 2
     assert [r["complexity"] for r in metrics] == [1, 2]  # the curriculum reaches a constructor-only game
+
+
+# GymVerse's two README training commands, as its README prints them.
+GYMVERSE_COMMON = """
+--evolve --prompt_template qwen3_game --wrappers concat --gamma 0.9 --norm_return --gpus 4 --gradient-checkpointing
+--num_samples 1 --num_env 4 --rollout_batch_size 128 --rollout_batch_size_per_device 16
+--pi_buffer_maxlen_per_device 16 --pretrain Qwen/Qwen3-4B-Base --enable_prefix_caching --collocate --vllm_sleep
+--vllm_gpu_ratio 0.45 --rnd-seed --learning_rate 0.000001 --lr_scheduler constant --lr_warmup_ratio 0
+--num_ppo_epochs 2 --train_batch_size 128 --train_batch_size_per_device 1 --beta 0 --max_model_len 30000
+--generate_max_length 8192 --temperature 1.0 --top_p 1 --eval_steps -1 --save_steps -1 --eval_temperature 0.6
+--eval_top_p 0.95 --eval_generate_max_length 4096 --max_train 9000 --max_save_num 30 --use-wb
+""".split()
+GYMVERSE_COMMANDS = {
+    "single": ["--env_id", "example:RunicPotionGame", *GYMVERSE_COMMON, "--wb-run-name",
+               "gymverse-perpo-singleenv-RunicPotionGame", "--wb_project", "gymverse-singleenv"],
+    "multi": ["--env_id", "example:RunicPotionGame|example:RaidPartyPlanner|example:RuneRingPuzzle|example:GuildRegionsGame",
+              *GYMVERSE_COMMON, "--wb-run-name", "gymverse-perpo-multienv-4envs", "--wb_project", "gymverse-multienv"],
+}
+
+
+@pytest.mark.parametrize("name", GYMVERSE_COMMANDS)
+def test_gymverses_readme_commands_start_on_cpu_with_env_dir_and_pretrain_tiny(
+        name, gymverse_folder, tiny_dir, tmp_path, monkeypatch, capsys):
+    """Only the model and the folder change; its games have no solver, so RL starts from the untrained model."""
+    monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    argv = [a if a != "Qwen/Qwen3-4B-Base" else "tiny" for a in GYMVERSE_COMMANDS[name]]
+    argv += ["--env_dir", str(gymverse_folder), "--trusted", "--save_path", str(tmp_path)]
+    args = parse_train_args(argv)
+    prepare(args, argv, validate_loop_config)
+    trainer = Trainer(args, progress=False)
+    trainer.setup()
+    assert "RL starts from the untrained tiny model" in capsys.readouterr().out
+    assert trainer.total_steps() == 9000 // 128
+    assert set(trainer.curriculum.levels()) == set(args.env_id.split("|"))
+    trainer.wandb.finish()
+
+
+def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(gymverse_folder, tiny_dir, tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
+    ids = GYMVERSE_COMMANDS["multi"][1]
+    argv = short_run(Path("tiny"), tmp_path, "--env_id", ids, "--env_dir", str(gymverse_folder), "--trusted",
+                     "--max_train", "32",
+                     "--eval_steps", "0", "--sft_episodes", "-1", "--prompt_template", "qwen3_game",
+                     "--wrappers", "concat")
+    metrics = RunFiles(train_from_argv(argv)).read("actor_env_metrics.jsonl")
+    assert [r["env_id"] for r in metrics] == ids.split("|")  # round robin: one game per step
 
 
 def test_a_missing_env_dir_is_named_in_the_error(tmp_path, capsys):

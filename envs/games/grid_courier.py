@@ -1,8 +1,9 @@
 """Deliver parcels on a grid: walk one square at a time to each address in turn, within a move budget.
 
-Every observation ends with the whole state (position, next address, moves left), so the game can
-be played from the latest observation alone: a small model learns its early levels in minutes,
-which is what the CPU training demo relies on. Higher levels mean larger grids, more stops and
+The status line (``info["suffix"]``, shown after the latest observation) gives the whole state
+(position, next address, moves left), so the game can be played from the latest observation and its
+status alone: a small model learns its early levels in minutes, which is what the CPU training demo
+relies on. Higher levels mean larger grids, more stops and
 fewer spare moves, so every wasted step counts.
 """
 
@@ -34,8 +35,7 @@ class GridCourier(EvolvableEnv):
             here = stop
         self.delivered = 0
         self.moves_left = path + self.params["spare_moves"]
-        self._status_of = None  # the state that self._status describes
-        return RULES % (self.size, self.size, len(self.stops)) + self.status()
+        return RULES % (self.size, self.size, len(self.stops))
 
     def _square(self, avoid: tuple[int, int] | None = None) -> tuple[int, int]:
         while True:
@@ -47,14 +47,6 @@ class GridCourier(EvolvableEnv):
         return self.moves_left + 3
 
     def status(self) -> str:
-        # Each move's feedback ends with the status and the base asks for it again right after:
-        # describe each state once.
-        state = (self.position, self.stops, self.delivered, self.moves_left)
-        if state != self._status_of:
-            self._status_of, self._status = state, self._describe()
-        return self._status
-
-    def _describe(self) -> str:
         if self.delivered == len(self.stops):
             return "All parcels delivered."
         (r, c), (tr, tc) = self.position, self.stops[self.delivered]
@@ -69,7 +61,7 @@ class GridCourier(EvolvableEnv):
     def _play(self, command: str) -> Feedback:
         verb = command.replace(",", " ").strip().lower()  # one word, as split_command reads it
         if verb not in MOVES:
-            raise InvalidAction(f"use up, down, left or right. {self.status()}")
+            raise InvalidAction("use up, down, left or right.")
         dr, dc = MOVES[verb]
         r, c = self.position[0] + dr, self.position[1] + dc
         self.moves_left -= 1
@@ -85,7 +77,7 @@ class GridCourier(EvolvableEnv):
             text += " Parcel delivered!"
         if self.moves_left <= 0:
             return lose(f"{text} You ran out of moves with {len(self.stops) - self.delivered} parcel(s) left.")
-        return Feedback(f"{text} {self.status()}")
+        return Feedback(text)
 
     def _reveal(self) -> str:
         return f"{len(self.stops) - self.delivered} parcel(s) were still to deliver."

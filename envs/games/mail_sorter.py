@@ -1,7 +1,8 @@
 """Sort a stack of letters into bins named after cities, one letter per turn, with few mistakes allowed.
 
-Every observation ends with the current letter's city, so the game can be played from the latest
-observation alone (the CPU training demo relies on it). Higher levels mean taller stacks, more bins
+The status line (``info["suffix"]``, shown after the latest observation) ends with the current letter's
+city, so the game can be played from the latest observation and its status alone (the CPU training demo
+relies on it). Higher levels mean taller stacks, more bins
 (a random guess is wrong more often) and no mistakes to spare.
 """
 
@@ -27,7 +28,7 @@ class MailSorter(EvolvableEnv):
         self.stack = self.rng.choices(self.bins, k=self.params["letters"])
         self.sorted = 0
         self.mistakes_left = self.params["spare_mistakes"]
-        return RULES % (", ".join(self.bins), self.example_command) + self.status()
+        return RULES % (", ".join(self.bins), self.example_command)
 
     def turn_limit(self) -> int:
         return len(self.stack) + self.mistakes_left + 3
@@ -44,17 +45,17 @@ class MailSorter(EvolvableEnv):
     def _play(self, command: str) -> Feedback:
         chosen = command.replace(",", " ").strip().capitalize()  # one word, as split_command reads it
         if chosen not in self.bins:
-            raise InvalidAction(f"reply with one city from the list of bins. {self.status()}")
+            raise InvalidAction("reply with one city from the list of bins.")
         destination = self.stack[self.sorted]
         if chosen != destination:
             if self.mistakes_left == 0:
                 return lose(f"Wrong bin: the letter goes to {destination}, not {chosen}. You lost.")
             self.mistakes_left -= 1
-            return Feedback(f"Wrong bin: the letter goes to {destination}, not {chosen}. {self.status()}")
+            return Feedback(f"Wrong bin: the letter goes to {destination}, not {chosen}.")
         self.sorted += 1
         if self.sorted == len(self.stack):
             return win(f"Put in bin {chosen}. All letters are sorted. You win!")
-        return Feedback(f"Put in bin {chosen}. {self.status()}")
+        return Feedback(f"Put in bin {chosen}.")
 
     def _reveal(self) -> str:
         return f"The remaining letters go to {', '.join(self.stack[self.sorted:])}."

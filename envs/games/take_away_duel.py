@@ -131,7 +131,7 @@ class TakeAwayDuel(EvolvableEnv):
         i, t = self._best_move() if self.rng.random() < self.skill else self._random_move(self.rng)
         self.heaps[i] -= t
         self.shown = self._show()
-        text = f"You take {count} from heap {heap}. The opponent takes {t} from heap {i}. Heaps: {self.shown}."
+        text = f"You take {count} from heap {heap}. The opponent takes {t} from heap {i}."
         if not any(self.heaps):
             return lose(f"{text} The opponent took the last stone. You lost.")
         return Feedback(text)

@@ -148,7 +148,7 @@ class HiddenRuleInduction(EvolvableEnv):
                 return Feedback("No tests left; classify the strings.")
             self.tests_left -= 1
             verdict = "ACCEPTED" if self._accepts(text) else "REJECTED"
-            return Feedback(f"The rule {verdict} {text}. Tests left: {self.tests_left}.")
+            return Feedback(f"The rule {verdict} {text}.")
         if verb == "classify" and len(args) == 2:
             k = parse_int(args[0].lstrip("#"), 1, len(self.items), "string number") - 1
             answer = args[1].lower()

@@ -15,11 +15,11 @@ __all__ = [
 
 from gymverse.env.registry import (  # noqa: E402
     RebuildOnComplexity, RegistrationReport, builtin_env_classes, env_class, get_env_complexity, highest_complexity,
-    register_env_dir, register_library, register_plugins, registered_ids, set_env_complexity,
+    import_env_dir, register_library, register_plugins, registered_ids, set_env_complexity,
 )
 
 __all__ += [
     "RebuildOnComplexity", "RegistrationReport", "builtin_env_classes", "env_class", "get_env_complexity",
-    "highest_complexity", "register_env_dir", "register_library", "register_plugins", "registered_ids",
+    "highest_complexity", "import_env_dir", "register_library", "register_plugins", "registered_ids",
     "set_env_complexity",
 ]

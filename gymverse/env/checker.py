@@ -25,6 +25,11 @@ from gymverse.env.registry import env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
 
 STEP_BUDGET_S = 0.05
+DETERMINISM_STEPS = 40
+LONG_REPLY = 1000  # characters
+LONGEST_REPLY = 8000  # characters: about what a 2,000-token reply can hold
+LIBRARY = "gymverse.envs."  # the built-in games' modules
+PLAIN = (str, int, float, list, dict, type(None))  # what a text game's reply can be
 HANG_LIMIT_S = 10.0
 
 BAD_ACTIONS: list[Any] = [
@@ -160,19 +165,23 @@ def _reset(env: gem.Env, seed: int) -> str:
     return out[0]
 
 
-def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int) -> tuple[list[tuple], dict]:
+def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None) -> tuple[list[tuple], dict]:
     """One episode with ``choose(env) -> action``; returns the trace and the last info.
 
-    Fails if the episode has not ended within the env's ``max_turns`` (read after reset).
+    Fails if the episode has not ended within the env's ``max_turns`` (read after reset); with ``prefix``,
+    stops after that many steps instead, whether it ended or not.
     """
     trace: list[tuple] = [(_reset(env, seed),)]
     limit = _turn_cap(env)
-    for _ in range(limit):
+    out: tuple = ()
+    for _ in range(min(limit, prefix or limit)):
         out = env.step(choose(env))
         _check_types(out)
         trace.append(out[:4])
         if out[2] or out[3]:
             return trace, out[4]
+    if prefix is not None:
+        return trace, out[4] if out else {}
     raise EpisodeNeverEnds(f"episode did not end within {limit} steps")
 
 
@@ -206,7 +215,8 @@ def check_success_flag(make: Callable[[int], gem.Env]) -> str:
 
 
 def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
-    """Same seed, complexity and action sequence (solver moves mixed with random ones) -> same trace."""
+    """Same seed, complexity and action sequence (solver moves mixed with random ones) -> same trace, over the
+    first ``DETERMINISM_STEPS`` steps of each episode (whether an episode ends is the other checks' concern)."""
     for level in levels:
         for seed in range(seeds):
             traces = []
@@ -214,12 +224,12 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
                 env = make(level)
                 picker = random.Random(seed)
                 epsilon = 0.3 if hasattr(env.unwrapped, "oracle_action") else 1.0
-                traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed)[0])
+                traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed, DETERMINISM_STEPS)[0])
             if traces[0] != traces[1]:
                 first = next(i for i, (a, b) in enumerate(zip(*traces)) if a != b) if len(traces[0]) == len(
                     traces[1]) else min(len(traces[0]), len(traces[1]))
                 raise CheckFailure(f"level {level}, seed {seed}: traces differ at step {first}")
-    return f"levels {list(levels)}, {seeds} seeds"
+    return f"levels {list(levels)}, {seeds} seeds, {DETERMINISM_STEPS} steps"
 
 
 def check_solver(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
@@ -235,17 +245,31 @@ def check_solver(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: i
     return f"won every episode at levels {levels[0]}..{levels[-1]} x {seeds} seeds"
 
 
-def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int]) -> str:
-    """Hostile replies must not raise nor earn a reward; a slow answer to one is a warning."""
-    slowest, slow = 0.0, ""
-    for level in levels:
+def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], text_contract: bool = False) -> str:
+    """Hostile replies must not raise nor earn a reward; a slow answer to one is a warning.
+
+    With ``text_contract`` (games written elsewhere, whose contract is text) a non-string reply that
+    raises is a warning, not a failure, replies that are not even plain data (bytes, objects) are not sent,
+    and the long replies are cut to ``LONGEST_REPLY`` characters and played at the lowest level only
+    (parsers written elsewhere are often quadratic in them: seconds per full-length reply, whatever the level).
+    """
+    slowest, slow, refused = 0.0, "", set()
+    for i, level in enumerate(levels):
         env = make(level)
         for action in bad_actions_for(env.unwrapped):
+            if text_contract and (not isinstance(action, PLAIN) or i > 0 and isinstance(action, str)
+                                  and len(action) > LONG_REPLY):
+                continue
+            if text_contract and isinstance(action, str):
+                action = action[:LONGEST_REPLY]
             _reset(env, level)
             start = time.perf_counter()
             try:
                 out = env.step(action)
             except Exception as error:
+                if text_contract and not isinstance(action, str):
+                    refused.add(type(action).__name__)
+                    continue
                 raise CheckFailure(f"level {level}: {_short(action)} raised {type(error).__name__}: {error}")
             elapsed = time.perf_counter() - start
             _check_types(out)
@@ -255,8 +279,10 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int]) -> 
             if out[1] > 0:
                 raise CheckFailure(f"level {level}: {_short(action)} earned reward {out[1]}")
     detail = f"{len(bad_actions_for(env.unwrapped))} hostile replies, slowest step {slowest * 1000:.1f} ms"
-    if slow:
-        raise CheckWarning(f"slow on a pathological reply ({slow})", detail)
+    marks = ([f"slow on a pathological reply ({slow})"] if slow else []) + (
+        [f"raises on replies that are not text ({', '.join(sorted(refused))})"] if refused else [])
+    if marks:
+        raise CheckWarning("; ".join(marks), detail)
     return detail
 
 
@@ -343,11 +369,14 @@ def check_env(
     seeds: int = 5,
     hang_limit_s: float = HANG_LIMIT_S,
     env_id: str | None = None,
+    text_contract: bool | None = None,
 ) -> CheckReport:
     """Run every check on ``env`` (a registered id, an env class or a factory taking ``complexity``).
 
     ``env_id`` names the game in the report (default: the id, or the class's name). Levels above the
     game's declared ``max_complexity`` are left out: a game is checked up to its own limit.
+    ``text_contract``: the game promises text only (see :func:`check_bad_actions`); by default, every game
+    but the built-in library's, which also handle replies that are not text.
     """
     name, make = _factory(env)
     report = CheckReport(env_id or name)
@@ -357,6 +386,8 @@ def check_env(
         report.results.append(CheckResult("construct", False, _error_text(error)))
         return report
     has_solver = hasattr(game, "oracle_action")
+    if text_contract is None:
+        text_contract = not type(getattr(game, "inner", game)).__module__.startswith(LIBRARY)
     highest = getattr(game, "max_complexity", None)
     levels = [level for level in levels if highest is None or level <= highest] or [highest]  # never past its limit
     edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
@@ -366,7 +397,7 @@ def check_env(
         ("determinism", lambda: check_determinism(make, edge_levels, min(seeds, 3))),
         ("solver", (lambda: check_solver(make, levels, seeds)) if has_solver else None),
         ("step time", lambda: check_step_time(make, levels[-1], min(seeds, 3))),
-        ("bad actions", lambda: check_bad_actions(make, edge_levels)),
+        ("bad actions", lambda: check_bad_actions(make, edge_levels, text_contract)),
         ("complexity timing", lambda: check_complexity_timing(make, *timing_levels(highest))),
         ("episode ends", lambda: check_episode_ends(make, edge_levels)),
     ]

@@ -1,4 +1,4 @@
-"""Scripted players made of a game's own hooks: a random move and the epsilon-solver.
+"""Scripted players made of a game's own hooks: a random move and the epsilon-solver (for games with a solver).
 
 Every random choice comes from the ``random.Random`` the caller passes, never from the module-level
 ``random`` that games (GymVerse's among them) draw from, so playing never disturbs a game's stream.
@@ -33,3 +33,14 @@ def epsilon_solver_move(env: Any, rng: random.Random, epsilon: float) -> str:
     if rng.random() < epsilon:
         return random_move(env, rng)
     return env.unwrapped.oracle_action()
+
+
+def has_solver(env: Any) -> bool:
+    """Whether a game, reset, has a reference solver: ``oracle_action()`` exists and answers.
+
+    GymVerse's games and most games written elsewhere have none."""
+    try:
+        env.unwrapped.oracle_action()
+    except (AttributeError, NotImplementedError):
+        return False
+    return True

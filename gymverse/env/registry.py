@@ -24,11 +24,15 @@ import gem
 from gem.envs.registration import ENV_REGISTRY
 
 from gymverse.env.complexity import validate_complexity
-from gymverse.errors import BadInput
 from gymverse.env.core import ComplexityKnob, EvolvableEnv
+from gymverse.env.gymverse_ids import (
+    Registration, default_game_name, defines_a_class, domain_from_file_name, read_registrations,
+)
+from gymverse.errors import BadInput
 
 NAMESPACE = "gymverse"
 PLUGIN_GROUP = "gymverse.envs"
+NOT_A_GAME = "not a game: the file defines no class (a script)"
 
 
 @dataclass
@@ -117,23 +121,43 @@ def register_library(package: str, namespace: str = NAMESPACE) -> RegistrationRe
     """Register a library package's games as ``<namespace>:<ClassName>`` by ``"module:Class"`` entries."""
     report = RegistrationReport()
     for name, entry in sorted(library_entries(package).items()):
-        _register(f"{namespace}:{name}", entry, report)
+        register_id(f"{namespace}:{name}", entry, report)
     return report
 
 
 def builtin_env_classes(namespace: str = NAMESPACE) -> list[type[EvolvableEnv]]:
     """Every game class registered under ``namespace`` (imported now), in a stable order."""
     classes = [env_class(env_id) for env_id in registered_ids(namespace)]
-    return sorted(classes, key=lambda c: (getattr(c, "domain", "misc"), c.__name__))
+    return sorted(classes, key=lambda c: (game_domain(c), c.__name__))
 
 
-def _register(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport) -> None:
+def game_domain(cls: Any) -> str:
+    """What a game is about: the ``domain`` its class declares, else the one its file's name gives (GymVerse's
+    ``tool_use_...``, ``logic_...``), else ``"misc"``."""
+    declared = getattr(cls, "domain", None)
+    if isinstance(declared, str) and declared and declared != EvolvableEnv.domain:
+        return declared
+    module = sys.modules.get(getattr(cls, "__module__", ""))
+    return domain_from_file_name(Path(getattr(module, "__file__", None) or "").name) or EvolvableEnv.domain
+
+
+def register_id(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport,
+                kwargs: dict[str, Any] | None = None) -> None:
+    """Register ``env_id`` (with constructor ``kwargs``, as ``gem.register`` takes them) unless it is taken: by
+    the same game it is left as it is, by another one it is a failure in ``report``."""
     if env_id in ENV_REGISTRY:
-        if ENV_REGISTRY[env_id].entry_point != entry_point:
+        if _game_of(ENV_REGISTRY[env_id].entry_point) != _game_of(entry_point):
             report.failed[env_id] = "an environment with this id is already registered"
         return
-    gem.register(env_id, entry_point)
+    gem.register(env_id, entry_point, **(kwargs or {}))
     report.registered.append(env_id)
+
+
+def _game_of(entry_point: Callable[..., gem.Env] | str) -> Any:
+    """What an entry point builds, to compare: a class (or a factory of one) by module and name, so the same file
+    imported again is the same game; anything else by itself."""
+    cls = getattr(entry_point, "__wrapped__", entry_point)
+    return (cls.__module__, cls.__qualname__) if inspect.isclass(cls) else cls
 
 
 def entry_point_for(cls: type) -> Callable[..., gem.Env]:
@@ -143,40 +167,105 @@ def entry_point_for(cls: type) -> Callable[..., gem.Env]:
     def build(**kwargs: Any) -> gem.Env:
         return RebuildOnComplexity(cls, **kwargs)
     build.__name__ = build.__qualname__ = cls.__name__
+    build.__wrapped__ = cls  # what env_class returns for the id
     return build
 
 
-def env_files(folder: str | Path) -> list[Path]:
-    """The ``.py`` files of an env folder that may hold games (``_private.py`` files are helpers)."""
+@dataclass
+class FolderEntries:
+    files: list[Path] = field(default_factory=list)  # readable .py files that may hold games
+    bad: dict[str, str] = field(default_factory=dict)  # entry -> why it cannot be read (a loop, a dangling link)
+
+
+def folder_entries(folder: str | Path) -> FolderEntries:
+    """The ``.py`` files of a game folder (``_private.py`` files are helpers), and the entries that cannot be read."""
     folder = Path(folder)
     if folder.is_file():
         raise BadInput(f"{folder} is a file: give the folder that holds it ({folder.parent})")
     if not folder.is_dir():
         raise BadInput(f"no such env folder: {folder}")
-    return [file for file in sorted(folder.glob("*.py")) if not file.name.startswith("_")]
+    entries = FolderEntries()
+    for entry in sorted(folder.iterdir()):
+        if entry.suffix != ".py" or entry.name.startswith("_"):
+            continue
+        try:
+            target = entry.resolve(strict=True)
+            if not target.is_file():
+                raise IsADirectoryError(f"{entry.name} is not a file")
+            with open(target, "rb"):
+                pass
+        except RuntimeError:
+            entries.bad[str(entry)] = "a symlink loop"
+        except FileNotFoundError:
+            entries.bad[str(entry)] = "a dangling symlink" if entry.is_symlink() else "vanished while listed"
+        except OSError as error:
+            entries.bad[str(entry)] = f"cannot be read: {error.strerror or error}"
+        else:
+            entries.files.append(entry)
+    return entries
 
 
-def folder_env_ids(prefix: str, classes_by_file: dict[Path, list[str]]) -> dict[tuple[Path, str], str]:
-    """``prefix:ClassName`` for each class; a name that two files define becomes ``prefix:file_stem.ClassName``."""
-    count = Counter(name for names in classes_by_file.values() for name in set(names))
-    return {
-        (file, name): f"{prefix}:{file.stem}.{name}" if count[name] > 1 else f"{prefix}:{name}"
-        for file, names in classes_by_file.items() for name in names
-    }
+def folder_env_specs(
+    prefix: str, classes_by_file: dict[Path, list[str]],
+    registrations: dict[tuple[str, str], list[Registration]] | None = None,
+) -> dict[str, tuple[Path, str, dict[str, Any]]]:
+    """Every id the games of an env folder take: ``{env id: (file, class name, constructor kwargs)}``.
+
+    A class that ``registrations`` names (GymVerse's ``register()`` calls, :func:`read_registrations`) takes
+    those ids and kwargs, one id per call; any other class is ``prefix:<Name>`` for a ``<Name>Env`` class
+    (other names as they are), or ``prefix:<file stem>.<Name>`` where that id is taken twice.
+    """
+    registrations = registrations or {}
+    specs: dict[str, tuple[Path, str, dict[str, Any]]] = {}
+    unnamed = []
+    for file, names in classes_by_file.items():
+        for name in names:
+            known = registrations.get((file.stem, name), [])
+            for env_id, kwargs in known:
+                specs[env_id] = (file, name, dict(kwargs))
+            if not known:
+                unnamed.append((file, name))
+    count = Counter(f"{prefix}:{default_game_name(name)}" for _, name in set(unnamed))
+    for file, name in unnamed:
+        env_id = f"{prefix}:{default_game_name(name)}"
+        if count[env_id] > 1 or env_id in specs:
+            env_id = f"{prefix}:{file.stem}.{default_game_name(name)}"
+        specs[env_id] = (file, name, {})
+    return specs
+
+
+def folder_env_ids(
+    prefix: str, classes_by_file: dict[Path, list[str]],
+    registrations: dict[tuple[str, str], list[Registration]] | None = None,
+) -> dict[tuple[Path, str], str]:
+    """Each game's own id, one per class: the first of its ids in :func:`folder_env_specs` (the id a verdict names)."""
+    ids: dict[tuple[Path, str], str] = {}
+    for env_id, (file, name, _) in folder_env_specs(prefix, classes_by_file, registrations).items():
+        ids.setdefault((file, name), env_id)
+    return ids
 
 
 def load_env_file(path: str | Path, prefix: str = "sandbox") -> Any:
-    """Import one file of an env folder as module ``gymverse_user_envs.<prefix>.<stem>``."""
+    """Import one file of an env folder as module ``gymverse_user_envs.<prefix>.<stem>``.
+
+    Entries of ``sys.modules`` the file replaces are put back afterwards (GymVerse's solver scripts swap
+    ``gem.core`` for a copy of their own), so one file cannot break the imports of the files after it.
+    """
     path = Path(path)
     name = f"gymverse_user_envs.{prefix}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    before = dict(sys.modules)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        del sys.modules[name]
+        sys.modules.pop(name, None)
         raise
+    finally:
+        for key, kept in before.items():
+            if sys.modules.get(key) is not kept:
+                sys.modules[key] = kept
     return module
 
 
@@ -184,47 +273,41 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-Vet = Callable[[Path, str], dict[str, str]]
+def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationReport:
+    """Import every file of a folder of games into this process and register each game with the ids
+    :func:`folder_env_specs` gives: GymVerse's where the ``__init__.py`` beside the folder registers them
+    (read, never run), else ``<prefix>:<Name>``.
 
-
-def register_env_dir(path: str | Path, prefix: str | None = None, vet: Vet | None = None) -> RegistrationReport:
-    """Register every env class in the ``.py`` files of ``path`` as ``<prefix>:<ClassName>``.
-
-    ``prefix`` defaults to the folder's name; a class name that two files define is registered as
-    ``<prefix>:<file_stem>.<ClassName>`` for each. Files that fail to import and classes that fail to
-    construct are listed in the report's ``failed`` and skipped; the rest still register.
-
-    This imports the files into the calling process. ``vet`` judges the folder first, elsewhere:
-    ``vet(folder, prefix) -> {env_id or file: reason refused}``; only what it does not refuse is
-    imported and registered (``gymverse.sandbox.vet`` runs the env checker in the sandbox).
+    For one's own code only (``register_env_dir(..., trusted=True)``); folders that are not ours are
+    registered behind jailed proxies by :func:`gymverse.sandbox.register_env_dir`. A file that defines no
+    class is a script, not a game, and is not imported; it is in the report's ``failed`` with the files that
+    fail to import, unreadable entries and classes that fail to construct; the rest register.
     """
     folder = Path(path)
-    files = env_files(folder)
+    entries = folder_entries(folder)
     prefix = prefix or folder.name
-    report = RegistrationReport()
-    refused = vet(folder, prefix) if vet else {}
-    report.failed.update(refused)
+    report = RegistrationReport(failed=dict(entries.bad))
     modules = {}
-    for file in files:
-        if str(file) in refused:
-            continue
+    for file in entries.files:
         try:
+            if not defines_a_class(file.read_bytes()):
+                report.failed[str(file)] = NOT_A_GAME
+                continue
             modules[file] = load_env_file(file, prefix)
         except BaseException as error:  # a user's file may even call sys.exit
             report.failed[str(file)] = _describe(error)
     classes = {file: {cls.__name__: cls for cls in env_classes(module)} for file, module in modules.items()}
-    ids = folder_env_ids(prefix, {file: list(names) for file, names in classes.items()})
-    for (file, name), env_id in ids.items():
-        if env_id in refused:
-            continue
+    specs = folder_env_specs(prefix, {file: list(names) for file, names in classes.items()},
+                             read_registrations(folder))
+    for env_id, (file, name, kwargs) in specs.items():
         entry_point = entry_point_for(classes[file][name])
         report.files[env_id] = str(file)
         try:
-            entry_point(complexity=1)
+            entry_point(**{"complexity": 1, **kwargs})
         except BaseException as error:
             report.failed[env_id] = _describe(error)
             continue
-        _register(env_id, entry_point, report)
+        register_id(env_id, entry_point, report, kwargs)
     return report
 
 
@@ -261,4 +344,4 @@ def env_class(env_id: str) -> type:
     if isinstance(entry, str):
         module, name = entry.split(":")
         entry = getattr(importlib.import_module(module), name)
-    return entry
+    return getattr(entry, "__wrapped__", entry)

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from gymverse.console import console
 from gymverse.errors import BadInput
-from gymverse.evaluation.options import FLAT, EnvSelection, SweepOptions
+from gymverse.evaluation.options import FLAT, EnvSelection, EvalSelection, SweepOptions
 
 
 def _progress() -> Progress:
@@ -39,7 +39,7 @@ def exits_on_bad_input(command: Callable[..., None]) -> Callable[..., None]:
 @exits_on_bad_input
 def eval_command(
     policy: str,
-    envs: Annotated[EnvSelection, FLAT] = EnvSelection(),  # noqa: B008 (tyro reads the default)
+    envs: Annotated[EvalSelection, FLAT] = EvalSelection(),  # noqa: B008 (tyro reads the default)
     sweep: Annotated[SweepOptions, FLAT] = SweepOptions(),  # noqa: B008
     output: Path = Path("eval-output"),
     overwrite: bool = False,
@@ -89,7 +89,6 @@ def audit_command(
     near_duplicate: float = 0.95,
     skip: list[str] = [],  # noqa: B006
     seed: int = 0,
-    in_process: bool = False,
 ) -> None:
     """Audit environments for correctness, difficulty and diversity; writes audit.md, audit.json and figures.
 
@@ -104,12 +103,11 @@ def audit_command(
         near_duplicate: Cosine similarity from which two envs are flagged as near-duplicates.
         skip: Sections to leave out: correctness, difficulty, diversity.
         seed: First episode seed.
-        in_process: Import --dir's files into this process instead of auditing each game in the sandbox.
     """
     from gymverse.evaluation.audit import SECTIONS, AuditConfig, run_audit
     from gymverse.evaluation.audit.diversity import EMBEDDING_PACKAGE
     from gymverse.evaluation.audit.report import write_audit_report
-    from gymverse.sandbox import audit_in, sandbox_for, select_targets
+    from gymverse.evaluation.targets import target_for
 
     unknown = set(skip) - set(SECTIONS)
     if unknown:
@@ -121,8 +119,8 @@ def audit_command(
         checker_max_level=checker_max_level, checker_seeds=checker_seeds, near_duplicate=near_duplicate,
         sections=[s for s in SECTIONS if s not in skip], seed=seed,
     )
-    with sandbox_for(envs.dir, in_process) as sandbox, _progress() as progress:
-        targets = select_targets(envs.ids, envs.all, envs.dir, sandbox, log=_warn)
+    targets = [target_for(env_id) for env_id in envs.resolve(log=_warn)]
+    with _progress() as progress:
         steps = len(targets) + ("diversity" in config.sections)
         task = progress.add_task("auditing", total=steps)
 
@@ -132,7 +130,7 @@ def audit_command(
             progress.update(task, completed=len(started), description=f"auditing {label}")
             started.append(label)
 
-        result = run_audit(targets, config, on_env=show, audit_one=audit_in(sandbox))
+        result = run_audit(targets, config, on_env=show)
         progress.update(task, completed=steps, description="audit done")
     paths = write_audit_report(result, output)
     ranked = result.ranked()

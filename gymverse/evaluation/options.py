@@ -1,7 +1,8 @@
 """The evaluation options, declared once: which environments, and how a sweep plays them.
 
 ``gymverse eval``, ``Evaluation/evaluate_checkpoints.py`` and :class:`~gymverse.evaluation.sweep.SweepConfig`
-share :class:`SweepOptions`; they and ``gymverse audit`` share :class:`EnvSelection`. Command lines take
+share :class:`SweepOptions`; they and ``gymverse audit`` share :class:`EnvSelection` (evaluation's
+:class:`EvalSelection` adds ``--env-dir``). Command lines take
 them whole (``Annotated[SweepOptions, FLAT]``), so each flag has one name and one help text, read by
 tyro from the docstring under each field.
 """
@@ -22,17 +23,33 @@ class EnvSelection:
     """Which environments: ids, the built-in library, a folder of env files, or any mix."""
 
     ids: Annotated[tyro.conf.Positional[list[str]], tyro.conf.arg(metavar="[ID [ID ...]]")] = field(default_factory=list)
-    """Env ids (e.g. gymverse:PeakFinder); `gymverse envs` lists them."""
+    """Env ids (e.g. gymverse:PeakFinder), or patterns such as 'example:*'; `gymverse envs` lists them."""
     all: bool = False  # noqa: A003 (the flag is --all)
     """Every built-in game."""
     dir: Path | None = None  # noqa: A003 (the flag is --dir)
-    """Also every env in this folder of .py files."""
+    """Also every env in this folder of .py files (each file runs in its own jail)."""
+    trusted: bool = False
+    """Import --dir's files into this process instead of jailing them (your own code only)."""
 
     def resolve(self, log: Callable[[str], None] = print) -> list[str]:
         """The ids, registered and checked (a folder's files that fail to import are reported through ``log``)."""
         from gymverse.evaluation.targets import resolve_env_ids
 
-        return resolve_env_ids(self.ids, self.all, self.dir, log=log)
+        return resolve_env_ids(self.ids, self.all, self.dir, log=log, trusted=self.trusted)
+
+
+@dataclass
+class EvalSelection(EnvSelection):
+    """:class:`EnvSelection`, and folders whose games the ids may name without evaluating them all."""
+
+    env_dir: Annotated[list[Path], tyro.conf.UseAppendAction] = field(default_factory=list)
+    """Register this folder's games (GymVerse's gem/gem/envs/example) so the ids can name them; jailed unless --trusted."""
+
+    def resolve(self, log: Callable[[str], None] = print) -> list[str]:
+        from gymverse.run.prepare import register_env_dirs
+
+        register_env_dirs(self, log=log)
+        return super().resolve(log)
 
 
 @dataclass(kw_only=True)
@@ -61,14 +78,16 @@ class SweepOptions:
     """Token limit of prompt + reply (default: the model's); a longer prompt ends the episode as a failure."""
     generate_max_length: int = 512
     """Token limit of one reply."""
+    max_turns: int = 200
+    """Turns after which an episode the game has not ended is a failure (games written elsewhere may never end one)."""
     batch_instances: int = 8
-    """Instances played together in one batch (x attempts env copies)."""
+    """Instances played together in one batch (x attempts env copies); a sweep resumes with the same value."""
     device: str = "cpu"
     """Where a Hugging Face model runs (cpu, cuda, cuda:1)."""
     cpu_threads: int = 1
     """Torch threads on a CPU (0: torch's default); small models sample fastest on one, as in training."""
     seed: int = 0
-    """Seed of the instances and of the policy's sampling."""
+    """Seed of the games and the policy's draws: each attempt's come from it and the attempt's coordinates."""
 
     def check(self) -> None:
         """Refuse values no sweep can use, naming the flag; cheap, so it runs before any model loads."""
@@ -81,6 +100,7 @@ class SweepOptions:
             raise BadInput(f"--levels must be integers >= 1, got {' '.join(map(str, self.levels))}")
         counts = {"--num-levels": self.num_levels, "--instances": self.instances, "--attempts": self.attempts,
                   "--batch-instances": self.batch_instances, "--generate-max-length": self.generate_max_length,
+                  "--max-turns": self.max_turns,
                   "--max-model-len": 1 if self.max_model_len is None else self.max_model_len}
         for flag, value in counts.items():
             if value < 1:

@@ -11,9 +11,11 @@ from typing import Any, Iterable
 
 from gymverse.errors import BadInput
 
-# Header fields that may change between a run and its resumption (they do not change results;
-# num_levels only chooses ``levels``, which the header holds).
-RESUMABLE_FIELDS = frozenset({"batch_instances", "device", "cpu_threads", "num_levels"})
+# Header fields that may change between a run and its resumption: the machine a model runs on (a
+# model's records then match an uninterrupted run's only on the same device and threads), and
+# num_levels, which only chooses ``levels``, which the header holds. batch_instances is not one: a
+# model's logits depend, in the last bits, on what else is in the batch.
+RESUMABLE_FIELDS = frozenset({"device", "cpu_threads", "num_levels"})
 
 
 class RecordLog:

@@ -56,9 +56,11 @@ class UniformSpecs:
         self.games = dict(games)
         self.rng = random.Random(seed)
 
-    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
+    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None,
+                 rngs: Sequence[random.Random] | None = None) -> list[Generation]:
         games = [prompt_game(p, list(self.games)) for p in prompts]
-        return [Generation(spec_text(random_spec(self.rng, game, self.games[game]))) for game in games]
+        streams = [self.rng] * len(games) if rngs is None else rngs
+        return [Generation(spec_text(random_spec(rng, game, self.games[game]))) for game, rng in zip(games, streams)]
 
 
 class CurriculumSpecs:
@@ -68,7 +70,8 @@ class CurriculumSpecs:
     def __init__(self, games: Sequence[str], curriculum: Any) -> None:
         self.games, self.curriculum = list(games), curriculum
 
-    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
+    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None,
+                 rngs: Sequence[random.Random] | None = None) -> list[Generation]:
         games = [prompt_game(p, self.games) for p in prompts]
         return [Generation(spec_text(GameSpec(game, self.curriculum.complexity(game)))) for game in games]
 

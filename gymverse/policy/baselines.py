@@ -2,7 +2,8 @@
 
 They read the unwrapped game passed to ``generate`` (``envs``) and reply with a boxed command; they
 have no tokens, so their generations carry text only. Their moves are the env contract's players
-(:mod:`gymverse.env.players`).
+(:mod:`gymverse.env.players`); the random ones draw from the ``rngs`` passed to ``generate``, one
+per prompt, else from the policy's own stream.
 """
 
 import random
@@ -10,6 +11,14 @@ from typing import Any, Sequence
 
 from gymverse.env.players import epsilon_solver_move, random_move
 from gymverse.policy.base import Generation
+
+
+def _streams(rngs: Sequence[random.Random] | None, own: random.Random, count: int) -> Sequence[random.Random]:
+    if rngs is None:
+        return [own] * count
+    if len(rngs) != count:
+        raise ValueError(f"pass one rng per prompt: {count} prompts, {len(rngs)} rngs")
+    return rngs
 
 
 def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str, solver: bool = False) -> Sequence[Any]:
@@ -25,12 +34,16 @@ def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str, solver:
 class OraclePolicy:
     """Plays each game's reference solver: the best the games allow."""
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
+    plays_the_solver = True
+
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None, rngs=None):
         return [Generation(env.oracle_action()) for env in _games(envs, prompts, "oracle", solver=True)]
 
 
 class EpsilonOraclePolicy:
     """The reference solver, replaced by a random well-formed command with probability ``epsilon``."""
+
+    plays_the_solver = True
 
     def __init__(self, epsilon: float, seed: int | None = None) -> None:
         if not 0 <= epsilon <= 1:
@@ -38,9 +51,10 @@ class EpsilonOraclePolicy:
         self.epsilon = epsilon
         self.rng = random.Random(seed)
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None, rngs=None):
         games = _games(envs, prompts, "epsilon-oracle", solver=True)
-        return [Generation(epsilon_solver_move(env, self.rng, self.epsilon)) for env in games]
+        streams = _streams(rngs, self.rng, len(games))
+        return [Generation(epsilon_solver_move(env, rng, self.epsilon)) for env, rng in zip(games, streams)]
 
 
 class RandomPolicy:
@@ -49,5 +63,6 @@ class RandomPolicy:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
-        return [Generation(random_move(env, self.rng)) for env in _games(envs, prompts, "random")]
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None, rngs=None):
+        games = _games(envs, prompts, "random")
+        return [Generation(random_move(env, rng)) for env, rng in zip(games, _streams(rngs, self.rng, len(games)))]

@@ -6,6 +6,7 @@ temperature and top-p), every prompt gets its own length budget under ``max_mode
 rows leave the batch, and replies can stop once their ``\\boxed{...}`` command closes.
 """
 
+import random
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -64,6 +65,19 @@ def prompt_forward(model, prompts: Sequence[Sequence[int]], pad_id: int, cache_n
     if len(distinct) < len(prompts):
         cache.batch_select_indices(rows)
     return out.logits[rows, -1], cache, mask[rows], positions[rows]
+
+
+def inverse_cdf_draw(probs, uniforms):
+    """One token per row of ``probs`` ``(rows, vocab)``, drawn with that row's number in ``uniforms`` ``[0, 1)``.
+
+    The token is the first whose cumulative probability exceeds ``uniform * total``: a draw from the row's
+    distribution that reads one number and no other row. A token of probability zero is never drawn (the
+    cumulative sum does not grow there, and ``uniform < 1`` keeps ``uniform * total`` below the total).
+    """
+    import torch
+
+    cdf = probs.double().cumsum(-1)
+    return torch.searchsorted(cdf, (uniforms * cdf[:, -1])[:, None], right=True).squeeze(-1)
 
 
 def sequence_logprobs(model, prompt_ids, response_ids, temperature: float = 1.0, pad_id: int = 0):
@@ -241,8 +255,19 @@ class HFPolicy:
         return self.tokenizer.encode(text, add_special_tokens=False)
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        """Replies drawn from ``self.generator``, or with ``rngs`` one uniform number per token from the row's own rng.
+
+        A row's draws then do not depend on the other rows; its logits still may, in the last bits of
+        floating point, so the same rows in the same batches give the same replies.
+        """
+        if rngs is not None and len(rngs) != len(prompts):
+            raise ValueError(f"pass one rng per prompt: {len(prompts)} prompts, {len(rngs)} rngs")
         stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
         encoded = [self.encode(p) for p in prompts]
         budgets = [min(self.generate_max_length, self.max_model_len - len(ids)) for ids in encoded]
@@ -254,17 +279,19 @@ class HFPolicy:
         order = sorted((i for i in range(len(prompts)) if results[i] is None), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), self.batch_size):
             chunk = order[start : start + self.batch_size]
-            replies = self._sample([encoded[i] for i in chunk], [budgets[i] for i in chunk], stop_at_box)
+            replies = self._sample([encoded[i] for i in chunk], [budgets[i] for i in chunk], stop_at_box,
+                                   None if rngs is None else [rngs[i] for i in chunk])
             for i, (response_ids, logprobs, truncated) in zip(chunk, replies):
                 text = self.tokenizer.decode(response_ids, skip_special_tokens=True)
                 results[i] = Generation(text, encoded[i], response_ids, logprobs, truncated)
         return results
 
-    def _draw(self, logits):
+    def _draw(self, logits, rngs: Sequence[random.Random] | None):
         """Draw one token per row: ``(tokens, their log-probabilities)`` under the sampling distribution.
 
         The distribution is the logits after temperature, then top-p; ``temperature=0`` takes the
-        most likely token, scored under the untempered model.
+        most likely token, scored under the untempered model. Rows draw from ``self.generator``, or
+        each from its own rng in ``rngs``.
         """
         import torch
 
@@ -278,10 +305,15 @@ class HFPolicy:
 
                 logits = TopPLogitsWarper(self.top_p)(None, logits)
             logprobs = torch.log_softmax(logits, dim=-1)
-            tokens = torch.multinomial(logprobs.exp(), 1, generator=self.generator).squeeze(-1)
+            if rngs is None:
+                tokens = torch.multinomial(logprobs.exp(), 1, generator=self.generator).squeeze(-1)
+            else:
+                uniforms = torch.tensor([rng.random() for rng in rngs], dtype=torch.float64, device=logits.device)
+                tokens = inverse_cdf_draw(logprobs.exp(), uniforms)
         return tokens, logprobs.gather(-1, tokens[:, None]).squeeze(-1)
 
-    def _sample(self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool):
+    def _sample(self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool,
+                rngs: list[random.Random] | None):
         """Sample one reply per prompt: ``[(response_ids, logprobs, truncated)]`` in prompt order."""
         import torch
 
@@ -300,7 +332,7 @@ class HFPolicy:
                 logits, cache, mask, positions = prompt_forward(self.model, prompts, self.pad_id, self.cache_name, cache)
                 next_position = positions[:, -1] + 1
                 while True:
-                    tokens, logprobs = self._draw(logits.float())
+                    tokens, logprobs = self._draw(logits.float(), None if rngs is None else [rngs[p] for p in rows])
                     keep = []  # rows whose reply goes on
                     for row, (p, token, logprob) in enumerate(zip(rows, tokens.tolist(), logprobs.tolist())):
                         response, response_logprobs = replies[p]

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
@@ -10,6 +11,7 @@ from gymverse.errors import ResourceError
 from gymverse.policy.base import Generation
 from gymverse.policy.stopping import first_box_end
 
+Reply = tuple[str, str | None, tuple[int, int] | None]  # text, finish reason, (prompt, completion) tokens
 RETRIED_STATUSES = (408, 409, 429)  # and every 5xx: what a busy or restarting server answers
 
 
@@ -59,13 +61,20 @@ class OpenAICompatiblePolicy:
         self.stop_at_box = stop_at_box
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        """With ``rngs``, each request carries a ``seed`` drawn from its prompt's rng (servers that honour it
+        then answer alike every time)."""
         stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
+        seeds = [None] * len(prompts) if rngs is None else [rng.getrandbits(31) for rng in rngs]
         verdict = _Verdict()  # once one request has failed for good, the others stop retrying and report it
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
-            replies = list(pool.map(lambda prompt: self._ask(prompt, verdict), prompts))
+            replies = list(pool.map(lambda prompt, seed: self._ask(prompt, seed, verdict), prompts, seeds))
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         generations = []
@@ -77,12 +86,12 @@ class OpenAICompatiblePolicy:
                 generations.append(Generation(text, truncated=finish_reason == "length", token_counts=counts))
         return generations
 
-    def _ask(self, prompt: str, verdict: "_Verdict") -> tuple[str, str | None, tuple[int, int] | None]:
+    def _ask(self, prompt: str, seed: int | None, verdict: "_Verdict") -> Reply:
         tries = 0
         while True:
             tries += 1
             try:
-                return self._request(prompt)
+                return self._request(prompt, seed)
             except _Failure as failure:
                 if failure.transient and tries <= self.retries:
                     if not verdict.failed.wait(self.backoff * 2 ** (tries - 1)):
@@ -92,10 +101,12 @@ class OpenAICompatiblePolicy:
                                                f"({tries} {'try' if tries == 1 else 'tries'})"))
                 raise verdict.error from None
 
-    def _request(self, prompt: str) -> tuple[str, str | None, tuple[int, int] | None]:
+    def _request(self, prompt: str, seed: int | None) -> Reply:
         import openai
 
         settings = dict(model=self.model, temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens)
+        if seed is not None:
+            settings["seed"] = seed
         try:
             if self.chat:
                 response = self.client.chat.completions.create(messages=[{"role": "user", "content": prompt}],

@@ -1,6 +1,7 @@
 """A model served in-process by vLLM (GPU machines): fast batched sampling with log-probabilities."""
 
 import dataclasses
+import random
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -60,8 +61,13 @@ class VLLMPolicy:
         return len(self.tokenizer.encode(text, add_special_tokens=False))
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        """With ``rngs``, each request carries a seed drawn from its prompt's rng (vLLM's per-request seed)."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
@@ -77,7 +83,8 @@ class VLLMPolicy:
             outputs = self.llm.generate(
                 [TokensPrompt(prompt_token_ids=encoded[i]) for i in todo],
                 sampling_params=[
-                    SamplingParams(temperature=self.temperature, top_p=self.top_p, max_tokens=budgets[i], logprobs=0)
+                    SamplingParams(temperature=self.temperature, top_p=self.top_p, max_tokens=budgets[i], logprobs=0,
+                                   seed=None if rngs is None else rngs[i].getrandbits(31))
                     for i in todo
                 ],
                 use_tqdm=False,

@@ -42,7 +42,9 @@ class RunConfig:
     env_sampling: Literal["round_robin", "mixed"] = "round_robin"
     """round_robin: each step plays one environment in turn (GymVerse); mixed: every step plays all of them."""
     env_dir: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
-    """Folder of game files to register as <folder name>:<Class> in every process that plays."""
+    """Folder of game files to register in every process that plays (GymVerse's folder under its own ids)."""
+    trusted: bool = False
+    """Import the --env_dir folders into this process instead of jailing each file (your own code only)."""
 
     # -- PERPO returns
     gamma: float = 0.9

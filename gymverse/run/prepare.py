@@ -30,13 +30,14 @@ def prepare(args: Any, argv: list[str], validate: Callable[[Any], Any] = validat
 
 
 def register_env_dirs(config: Any, log: Callable[[str], Any] = print) -> None:
-    """Register the games of each ``--env_dir`` folder as ``<folder name>:<Class>`` (call it in every process
-    that plays them); a file or class that fails is reported through ``log``, the others register."""
-    from gymverse.env import register_env_dir
+    """Register the games of each ``--env_dir`` folder (jailed unless ``--trusted``; call it in every process
+    that plays them) under the ids ``register_env_dir`` gives; a file or class that fails is reported through
+    ``log``, the others register."""
+    from gymverse.sandbox import register_env_dir
 
     for folder in config.env_dir:
         try:
-            report = register_env_dir(folder)
+            report = register_env_dir(folder, trusted=config.trusted)
         except (BadInput, FileNotFoundError) as error:
             raise BadInput(f"--env_dir {folder}: {error}") from None
         for what, error in report.failed.items():

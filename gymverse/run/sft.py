@@ -1,6 +1,7 @@
 """Supervised warm start from solver demonstrations (``gymverse sft``, and :func:`warm_start` before RL).
 
-Every game ships a solver (``oracle_action``). A demonstrator plays each game through the same
+Every built-in game ships a solver (``oracle_action``); games written elsewhere (GymVerse's) usually do
+not, and are left out of the demonstrations. A demonstrator plays each game through the same
 prompt template and wrappers as training, labels every prompt it sees with the solver's move, and
 plays a random move instead with probability ``epsilon`` so that the demonstrations also show how to
 recover from mistakes (the labels stay the solver's). The model is then trained to write the label
@@ -33,6 +34,21 @@ class Demonstrator:
             played = env.random_action(self.rng) if self.rng.random() < self.epsilon else label
             replies.append(Generation(text=played))
         return replies
+
+
+def games_with_solver(env_ids: Sequence[str], level: int = 1) -> list[str]:
+    """The games of ``env_ids`` that have a reference solver, in order (each is made and reset once to ask)."""
+    import gem
+
+    from gymverse.env.players import has_solver
+
+    found = []
+    for env_id in env_ids:
+        env = gem.make(env_id, complexity=level)
+        env.reset(seed=0)
+        if has_solver(env):
+            found.append(env_id)
+    return found
 
 
 def collect_demonstrations(
@@ -139,9 +155,18 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
         episodes = SFT_EPISODES_FOR_TINY if config.pretrain == TINY else 0
     if episodes == 0:
         return Path(pretrain)
+    env_ids = train_env_ids(config)
+    taught = games_with_solver(env_ids, config.train_difficulty)
+    if not taught:
+        start = "the untrained tiny model" if config.pretrain == TINY else f"{config.pretrain} as it is"
+        print(f"Warm start: none of the games has a solver (oracle_action) to learn from, so RL starts from {start}")
+        return Path(pretrain)
+    skipped = [env_id for env_id in env_ids if env_id not in taught]
+    if skipped:
+        print(f"Warm start: on {', '.join(taught)} only; no solver (oracle_action) in {', '.join(skipped)}")
     levels = list(range(config.train_difficulty, config.train_difficulty + config.sft_levels))
     result = fit_and_save(pretrain, lambda tokenizer: collect_demonstrations(
-        train_env_ids(config), episodes, levels, config.prompt_template, wrappers_spec(config.wrappers), tokenizer,
+        taught, episodes, levels, config.prompt_template, wrappers_spec(config.wrappers), tokenizer,
         seed=derive_seed(seed, 7)), config, out, seed, device, progress)
     print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
           f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
@@ -209,6 +234,11 @@ def sft_command(
     # Arguments first: a bad value is refused before torch and transformers load (seconds).
     env_ids = split_env_ids(env_id)
     require_known(env_ids, registered_ids(), flag="--env-id")
+    taught = games_with_solver(env_ids)
+    if not taught:
+        raise BadInput(f"--env-id: no solver (oracle_action) in {', '.join(env_ids)}; demonstrations need one")
+    if taught != env_ids:
+        print(f"no solver (oracle_action) in {', '.join(e for e in env_ids if e not in taught)}: left out")
     try:
         levels = [int(level) for level in difficulty.split("|") if level.strip()]
     except ValueError:
@@ -231,7 +261,7 @@ def sft_command(
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = load_causal_lm(path, torch.float32, device)
-    pairs = collect_demonstrations(env_ids, episodes, levels, prompt_template, wrappers, tokenizer, epsilon, seed)
+    pairs = collect_demonstrations(taught, episodes, levels, prompt_template, wrappers, tokenizer, epsilon, seed)
     result = train_on_demonstrations(model, tokenizer, pairs, epochs, batch_size, learning_rate, seed)
     out = Path(output)
     model.save_pretrained(out)

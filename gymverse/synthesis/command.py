@@ -20,7 +20,7 @@ def synthesize_command(
     concurrency: int = 4,
     adopt: Path | None = None,
     prompts: Path | None = None,
-    time_limit: float = 60.0,
+    time_limit: float = 600.0,
     memory_mb: int = 2048,
     temperature: float = 0.7,
     max_tokens: int = 8192,
@@ -29,7 +29,7 @@ def synthesize_command(
 ) -> None:
     """Write new games with a language model, keeping only those that pass every gate; or adopt games written elsewhere.
 
-    Every module is imported and played only in the sandbox. The accepted modules, manifest.jsonl, summary.md
+    Every module runs only in a jail of its own, judged from outside. The accepted modules, manifest.jsonl, summary.md
     and audit/ go to --output; running the same command again resumes (finished candidates are skipped).
 
     Args:
@@ -39,18 +39,18 @@ def synthesize_command(
         model: The writer: openai:URL#MODEL (vLLM, SGLang or hosted), vllm:PATH or a Hugging Face folder.
         count: Games to write per theme.
         repairs: Rounds of feedback per stage: a refused design or module goes back to the model this often.
-        concurrency: Candidates in flight at once (requests to the model, and sandboxes).
+        concurrency: Candidates in flight at once (requests to the model, and jails).
         adopt: Judge this folder of existing game files instead (GymVerse's included; no model needed).
         prompts: A folder of prompt files replacing the package's (abstraction.md, construction.md, ...).
-        time_limit: Wall-clock seconds one sandbox job (import, check, audit of a module) may take.
-        memory_mb: Memory one sandbox job may use.
+        time_limit: Wall-clock seconds one module's gates (import, check, audit) may take.
+        memory_mb: Memory one module's jail may use.
         temperature: The writer's sampling temperature.
         max_tokens: The longest answer the writer may give.
         request_timeout: Seconds one request to the writer may take.
         api_key: The endpoint's API key (local servers need none).
     """
     from gymverse.sandbox import Limits
-    from gymverse.synthesis.gates import GateSettings, SandboxGates
+    from gymverse.synthesis.gates import GateSettings, JailGates
     from gymverse.synthesis.pipeline import Theme, read_themes
     from gymverse.synthesis.prompts import Prompts
     from gymverse.synthesis.run import adopt as adopt_folder
@@ -60,28 +60,25 @@ def synthesize_command(
         raise BadInput("--output DIR is required: the folder the accepted games and the manifest go to")
     if min(count, concurrency) < 1 or repairs < 0 or time_limit <= 0 or memory_mb < 64:
         raise BadInput("--count and --concurrency must be >= 1, --repairs >= 0, --time-limit > 0, --memory-mb >= 64")
-    gates = SandboxGates(GateSettings(limits=Limits(seconds=time_limit, memory_mb=memory_mb)))
-    try:
-        if adopt is not None:
-            if theme or themes or model:
-                raise BadInput("--adopt judges existing files: give no themes and no --model with it")
-            summary = adopt_folder(adopt, output, gates, concurrency, console)
-        else:
-            if model is None:
-                raise BadInput("--model is required to write games, e.g. --model openai:http://127.0.0.1:8000/v1#MODEL")
-            chosen = [Theme(t) for t in theme] + (read_themes(themes) if themes else [])
-            if not chosen:
-                raise BadInput("name themes (gymverse synthesize 'beekeeping' ...) or give --themes FILE")
-            template = Prompts(prompts)
+    gates = JailGates(GateSettings(limits=Limits(seconds=time_limit, memory_mb=memory_mb)))
+    if adopt is not None:
+        if theme or themes or model:
+            raise BadInput("--adopt judges existing files: give no themes and no --model with it")
+        summary = adopt_folder(adopt, output, gates, concurrency, console)
+    else:
+        if model is None:
+            raise BadInput("--model is required to write games, e.g. --model openai:http://127.0.0.1:8000/v1#MODEL")
+        chosen = [Theme(t) for t in theme] + (read_themes(themes) if themes else [])
+        if not chosen:
+            raise BadInput("name themes (gymverse synthesize 'beekeeping' ...) or give --themes FILE")
+        template = Prompts(prompts)
 
-            def writer():
-                from gymverse.synthesis.writer import Writer
+        def writer():
+            from gymverse.synthesis.writer import Writer
 
-                return Writer(model, temperature, max_tokens, request_timeout, api_key).ask
+            return Writer(model, temperature, max_tokens, request_timeout, api_key).ask
 
-            summary = synthesize(chosen, writer, output, gates, count, repairs, concurrency, template, console)
-    finally:
-        gates.close()
+        summary = synthesize(chosen, writer, output, gates, count, repairs, concurrency, template, console)
     print_summary(summary)
     if summary.errors:
         console.print(f"[red]{len(summary.errors)} candidate(s) unfinished[/red]; run the same command again to "

@@ -1,123 +1,127 @@
-"""The gates a candidate module passes to be accepted, on the sandbox's API.
+"""The gates a candidate module passes to be accepted: the module runs in its own jail, every gate here.
 
-In order: it imports and defines one game (``import``); the env checker passes (``checker``); the
-reference solver wins at every checked level (``solver``); the audit finds no fault in play
-(``correctness``: crashes and hangs per level, rewards without progress, success without
-``info["success"]``, replay); complexity grades difficulty (``difficulty``, the audit's verdict); and,
-in the calling process, it is no near-duplicate of the library or an earlier game (``novelty``).
-Every module is imported and played only in the sandbox's children, so a module that hangs, exits
-or eats memory is a verdict, never the end of the run.
+For each game the file defines: it imports and is a game (``import``); the env checker passes
+(``checker``); the reference solver wins at every checked level (``solver``); the audit finds no fault in
+play (``correctness``: crashes and hangs per level, rewards without progress, success without
+``info["success"]``, replay); complexity grades difficulty (``difficulty``); and it is no near-duplicate of
+the library or an earlier game (``novelty``). Every gate runs on a :class:`~gymverse.sandbox.ProxyEnv`, so
+a module can change its verdict only by how its games play. Every gate runs even after one has failed,
+so a refused game's report names all its defects.
 
-A game without a solver (``need_solver=False``, for ``--adopt``) can pass only as unverified: the
-solver gate is then "not applicable", and difficulty is judged on random play where it is measurable.
+A game without a solver (``need_solver=False``, for ``--adopt``) can pass only as unverified: the solver
+gate is then "not applicable"; difficulty is reported, not gated, since random play cannot show the
+grading of games it wins by chance (yes/no questions); and a near-duplicate is reported as a pair, since
+without a solver arrival order cannot say which twin is right.
 """
 
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gymverse.evaluation.audit import AuditConfig, EnvAudit
+from gymverse.env.checker import check_env
+from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env
 from gymverse.evaluation.audit.diversity import env_texts
-from gymverse.evaluation.targets import EnvTarget, GameFile
-from gymverse.sandbox import Limits, Sandbox, audit_in, judge_file
-from gymverse.sandbox.jobs import list_games
-from gymverse.sandbox.judge import import_limits
+from gymverse.evaluation.targets import EnvTarget
+from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyFactory
+from gymverse.sandbox.folders import NOT_A_GAME, class_names, syntax_error
+from gymverse.sandbox.proxy import broken_reason
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
 
 CHECK_LEVELS = list(range(1, 21))
 # The audit's play; the env checker already ran in full, so the audit's own run of it is kept minimal.
 GATE_AUDIT = AuditConfig(checker_max_level=1, checker_seeds=1, sections=["correctness", "difficulty"])
+# Without a solver only random play is audited: fewer levels and episodes say as much about its faults.
+ADOPT_AUDIT = AuditConfig(levels=[1, 5, 10], episodes=10, checker_max_level=1, checker_seeds=1,
+                          sections=["correctness", "difficulty"])
 # Reasons the checker and solver gates already give; the correctness gate does not repeat them.
 GATED_BEFORE = ("checker:", "solver_fails", "no_solver")
-MEASURABLE_RANDOM_SUCCESS = 0.1  # below this at the lowest level, random play cannot show a game grading
-DIED = {"hung": "hang", "exited": "exit", "ran": "memory", "crashed": "signal", "raised": "crash"}
-
-
-def died_reason(description: str) -> str:
-    """The reason code of a sandbox job that did not finish (see :func:`gymverse.sandbox.judge.describe`)."""
-    return DIED.get(description.split(":")[0].split(" ")[0], "crash")
-
-
 @dataclass
 class GateSettings:
-    limits: Limits = Limits(seconds=60.0, memory_mb=2048)
+    limits: Limits = Limits(seconds=600.0, answer_seconds=30.0, memory_mb=2048)  # seconds: one file's gates
     check_levels: tuple[int, ...] = tuple(CHECK_LEVELS)
     check_seeds: int = 5
     prefix: str = "candidate"
 
 
-class SandboxGates:
-    """The gates, one sandbox per worker thread (a sandbox runs one job at a time)."""
+class JailGates:
+    """The gates: each module in a jail of its own, each verdict reached in this process."""
 
     def __init__(self, settings: GateSettings = GateSettings(), novelty: Novelty | None = None) -> None:
         self.settings = settings
         self.novelty = novelty or Novelty()
-        self.local = threading.local()
-        self.sandboxes: list[Sandbox] = []
-        self.lock = threading.Lock()
-
-    def sandbox(self) -> Sandbox:
-        if getattr(self.local, "sandbox", None) is None:
-            self.local.sandbox = Sandbox(self.settings.limits)
-            with self.lock:
-                self.sandboxes.append(self.local.sandbox)
-        return self.local.sandbox
-
-    def close(self) -> None:
-        for sandbox in self.sandboxes:
-            sandbox.close()
 
     def judge(self, path: Path, need_solver: bool) -> Judgement:
+        """A synthesized module must define exactly one game."""
+        judgements = self.judge_games(path, need_solver)
+        if len(judgements) > 1:
+            names = ", ".join(j.class_name for j in judgements)
+            return Judgement([GateResult("import", False, "not_one_game",
+                                         f"a module must define exactly one env class; found {names}")],
+                             seconds=sum(j.seconds for j in judgements))
+        return judgements[0]
+
+    def judge_games(self, path: Path, need_solver: bool) -> list[Judgement]:
+        """One judgement per game the module defines (one refused import judgement if it defines none)."""
         start = time.perf_counter()
-        judgement = Judgement()
+        s = self.settings
+        path = Path(path).resolve()
+        if not class_names(path) and not syntax_error(path):
+            return [Judgement([GateResult("import", False, "not_a_game", NOT_A_GAME)])]
+        deadline = time.monotonic() + s.limits.seconds
+        jail = JailedFile(path, s.limits, deadline)
         try:
-            self._judge(Path(path).resolve(), need_solver, judgement)  # children run in a scratch folder
+            if jail.load_error:
+                reason = "import_error" if jail.load_error.startswith("raised") else broken_reason(jail.load_error)
+                return [Judgement([GateResult("import", False, reason, jail.load_error)],
+                                  seconds=time.perf_counter() - start)]
+            try:
+                games = jail.games()
+            except JailBroken as error:
+                return [Judgement([GateResult("import", False, broken_reason(str(error)), str(error))],
+                                  seconds=time.perf_counter() - start)]
+            if not games:
+                return [Judgement([GateResult("import", False, "no_game", "the module defines no env class")],
+                                  seconds=time.perf_counter() - start)]
+            judgements = []
+            for game in games:
+                if jail.broken:  # the previous game ended the jail: this one gets a fresh one
+                    jail.close()
+                    jail = JailedFile(path, s.limits, deadline)
+                began = time.perf_counter()
+                judgement = self._judge_game(jail, game, need_solver)
+                judgement.seconds = time.perf_counter() - began
+                judgements.append(judgement)
+            return judgements
         finally:
-            judgement.seconds = time.perf_counter() - start
-        return judgement
+            jail.close()
 
     def admit(self, name: str, judgement: Judgement) -> GateResult:
-        return self.novelty.admit(name, judgement.texts)
-
-    def domain(self, path: Path, class_name: str) -> str:
-        """The game's declared domain (its file imported once more, in a child)."""
-        outcome = self.sandbox().run(list_games, str(path), limits=import_limits(self.settings.limits))
-        return dict(outcome.value).get(class_name, "misc") if outcome.ok else "misc"
+        return self.novelty.admit(name, judgement.texts, pair_only=not judgement.verified)
 
     def audit(self, path: Path, class_name: str, env_id: str, config: AuditConfig, domain: str = "misc") -> EnvAudit:
-        """The audit of one game in the sandbox (a game it stopped has that as its one problem)."""
-        path = str(Path(path).resolve())
-        return audit_in(self.sandbox())(EnvTarget(env_id, domain, GameFile(path, class_name), path), config)
+        """The audit of one game of ``path``, played here through its jail."""
+        with JailedFile(Path(path).resolve(), self.settings.limits) as jail:
+            return audit_env(EnvTarget(env_id, domain, ProxyFactory(lambda: jail, jail.game(class_name))), config)
 
-    def _judge(self, path: Path, need_solver: bool, judgement: Judgement) -> None:
-        gates = judgement.gates
+    def _judge_game(self, jail: JailedFile, game: dict, need_solver: bool) -> Judgement:
         s = self.settings
-        verdict = judge_file(path, s.prefix, sandbox=self.sandbox(), levels=list(s.check_levels), seeds=s.check_seeds,
-                             limits=s.limits)
-        if verdict.error:
-            reason = "import_error" if verdict.error.startswith("raised") else died_reason(verdict.error)
-            gates.append(GateResult("import", False, reason, verdict.error))
-            return
-        if len(verdict.games) != 1:
-            names = ", ".join(g.class_name for g in verdict.games) or "none"
-            gates.append(GateResult("import", False, "not_one_game",
-                                    f"a module must define exactly one env class; found {names}"))
-            return
-        game = verdict.games[0]
-        judgement.class_name = game.class_name
-        gates.append(GateResult("import", True, "", f"defines {game.class_name}"))
-        if game.error:
-            gates.append(GateResult("checker", False, died_reason(game.error), game.error))
-            return
-        gates += checker_gates(game.report, need_solver, s.check_levels)
-        judgement.domain = self.domain(path, game.class_name)
-        audit = self.audit(path, game.class_name, game.env_id, GATE_AUDIT, judgement.domain)
+        name = game["name"]
+        judgement = Judgement(class_name=name, domain=game.get("domain") or "misc")
+        gates = judgement.gates
+        gates.append(GateResult("import", True, "", f"defines {name}"))
+        env_id = f"{s.prefix}:{name}"
+        factory = ProxyFactory(lambda: jail, game)
+        report = check_env(factory, levels=list(s.check_levels), seeds=s.check_seeds, env_id=env_id)
+        if jail.broken and jail.broken != "closed":
+            gates.append(GateResult("checker", False, broken_reason(jail.broken), jail.broken))
+            return judgement
+        gates += checker_gates(report, need_solver, s.check_levels)
+        audit = audit_env(EnvTarget(env_id, judgement.domain, factory), GATE_AUDIT if need_solver else ADOPT_AUDIT)
         gates += audit_gates(audit, need_solver)
         judgement.texts = env_texts(audit.plays) if audit.plays and any(p.transcript for p in audit.plays) else None
-        solver = next(g for g in gates if g.gate == "solver")
-        judgement.verified = solver.passed is True
+        judgement.verified = next(g for g in gates if g.gate == "solver").passed is True
+        return judgement
 
 
 def checker_gates(report, need_solver: bool, levels: tuple[int, ...]) -> list[GateResult]:
@@ -166,19 +170,16 @@ def difficulty_gate(audit: EnvAudit, need_solver: bool) -> GateResult:
     if judged is None:
         return GateResult("difficulty", False if need_solver else None, "not_measured",
                           "fewer than two levels were played to the end")
-    if d.judged_on == "random agent":
-        first = d.success["random"][min(d.success["random"])]
-        if not need_solver and first < MEASURABLE_RANDOM_SUCCESS:
-            return GateResult("difficulty", None, "not_measurable",
-                              f"random play wins {first:.2f} at the lowest level: too rarely to show grading")
     curve = ", ".join(f"{k}: {v:.2f}" for k, v in sorted(d.success.get(_judged_agent(d), {}).items()))
+    measured = (f"Spearman {judged.spearman:+.2f} of success with complexity ({d.judged_on}), success drop "
+                f"{judged.drop:+.2f} from the first to the last level; success by level {curve}")
     if d.verdict == "graded":
-        return GateResult("difficulty", True, "", f"graded: Spearman {judged.spearman:+.2f} of success with "
-                          f"complexity ({d.judged_on}); success by level {curve}")
+        return GateResult("difficulty", True, "", f"graded: {measured}")
+    if not need_solver:
+        return GateResult("difficulty", None, "not_measurable",
+                          f"{d.verdict} under random play, which cannot show grading where it wins by chance: {measured}")
     return GateResult("difficulty", False, f"difficulty_{d.verdict}",
-                      f"{d.verdict}: Spearman {judged.spearman:+.2f}, success drop {judged.drop:+.2f} from the first "
-                      f"to the last level ({d.judged_on}); success by level {curve}. Complexity must make the game "
-                      "harder for an imperfect player")
+                      f"{d.verdict}: {measured}. Complexity must make the game harder for an imperfect player")
 
 
 def _judged_agent(difficulty) -> str:

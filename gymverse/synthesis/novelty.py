@@ -72,25 +72,32 @@ class Novelty:
             else:
                 self.pending.append((name, texts))
 
-    def admit(self, name: str, texts: tuple[str, str] | None) -> GateResult:
+    def admit(self, name: str, texts: tuple[str, str] | None, pair_only: bool = False) -> GateResult:
+        """Refuse a near-duplicate of a game admitted before, or with ``pair_only`` (games without a solver,
+        where arrival order cannot say which twin is right) admit it and name the pair."""
         if texts is None:
-            return GateResult("novelty", False, "not_measured", "no transcript to compare with other games")
+            return GateResult("novelty", False if not pair_only else None, "not_measured",
+                              "no transcript to compare with other games")
         with self.lock:
             self._load()
             taken = [n for n in self.names if n.split(":")[-1] == name]
-            if taken:
+            if taken and not pair_only:
                 return GateResult("novelty", False, "name_taken", f"{taken[0]} already has the name {name}")
             vector = self._vector(texts)
+            result = GateResult("novelty", True, "", "the first game")
             if self.vectors:
                 similarity = np.stack(self.vectors) @ vector
                 closest = int(np.argmax(similarity))
-                if similarity[closest] >= self.threshold:
-                    return GateResult("novelty", False, "near_duplicate",
-                                      f"cosine similarity {similarity[closest]:.3f} to {self.names[closest]} "
-                                      f"(threshold {self.threshold})")
-                detail = f"closest game {self.names[closest]} at cosine similarity {similarity[closest]:.3f}"
-            else:
-                detail = "the first game"
+                found = (f"cosine similarity {similarity[closest]:.3f} to {self.names[closest]} "
+                         f"(threshold {self.threshold})")
+                if similarity[closest] < self.threshold:
+                    result = GateResult("novelty", True, "", f"closest game {self.names[closest]} at {found}")
+                elif pair_only:
+                    result = GateResult("novelty", None, "near_duplicate_pair",
+                                        f"a near-duplicate pair: {found}; neither is refused, since without a "
+                                        "solver arrival order cannot say which is right")
+                else:
+                    return GateResult("novelty", False, "near_duplicate", found)
             self.names.append(name)
             self.vectors.append(vector)
-            return GateResult("novelty", True, "", detail)
+            return result

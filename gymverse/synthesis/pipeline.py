@@ -220,12 +220,13 @@ def verdict_fields(judgement: Judgement, file_name: str | None) -> dict:
                 gates=judgement.as_records())
 
 
-def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict]], manifest: JsonlLog, concurrency: int,
+def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict | list[dict]]], manifest: JsonlLog, concurrency: int,
             progress: "Progress") -> dict[str, str]:
-    """Run the jobs (candidate id -> job) not yet in the manifest, ``concurrency`` at a time.
+    """Run the jobs (candidate id -> job, whose record or records go to the manifest) not yet in the
+    manifest, ``concurrency`` at a time.
 
     Returns the errors by candidate: a job that raises (the writer's endpoint is down, a request
-    timed out, a sandbox broke) writes no record, so the next run tries it again.
+    timed out) writes no record, so the next run tries it again.
     """
     done = {r["candidate"] for r in manifest.read()}
     todo = [c for c in jobs if c not in done]
@@ -235,11 +236,12 @@ def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict]], manifest: 
     def work(candidate: str) -> None:
         stage = progress.begin(candidate)
         try:
-            record = jobs[candidate](stage)
+            records = jobs[candidate](stage)
         except Exception as error:
             errors[candidate] = f"{type(error).__name__}: {error}"
         else:
-            manifest.append(record)
+            for record in records if isinstance(records, list) else [records]:
+                manifest.append(record)
         finally:
             progress.end(candidate)
 

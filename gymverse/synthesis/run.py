@@ -5,6 +5,7 @@ passes into the output folder (a folder ``gymverse.register_env_dir`` and ``--di
 and end with a summary table (``summary.md``) and the audit of the accepted games (``audit/``).
 """
 
+import dataclasses
 import inspect
 import json
 import shutil
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import Callable
 
 from gymverse.errors import BadInput
+from gymverse.evaluation.audit import SECTIONS, AuditConfig
 from gymverse.evaluation.tables import markdown_table
-from gymverse.synthesis.gates import SandboxGates
+from gymverse.synthesis.gates import ADOPT_AUDIT, JailGates
 from gymverse.synthesis.pipeline import (
     CANDIDATES, MANIFEST, TEXTS, Candidate, CandidateRun, Progress, RunContext, Theme, judge_and_admit,
     plan_candidates, run_all, save_texts, verdict_fields,
@@ -25,6 +27,7 @@ from gymverse.synthesis.prompts import Prompts
 from gymverse.synthesis.records import JsonlLog
 
 PASSED = ("accepted", "unverified")
+ADOPTED_AUDIT = dataclasses.replace(ADOPT_AUDIT, sections=list(SECTIONS))  # the gates' play, and diversity
 
 
 @dataclass
@@ -57,16 +60,18 @@ def library_names() -> set[str]:
     return {c.__name__ for c in builtin_env_classes()}
 
 
-def remember_passed(gates: SandboxGates, output: Path, records: list[dict]) -> None:
+def remember_passed(gates: JailGates, output: Path, records: list[dict]) -> None:
     """A resumed run compares new games with those an earlier run accepted."""
     for record in records:
         texts = output / CANDIDATES / record["candidate"] / TEXTS
+        if not texts.is_file():  # an adopted file's games are saved one by one
+            texts = output / CANDIDATES / f"{record['candidate']}.{record['class_name']}" / TEXTS
         if record["status"] in PASSED and texts.is_file():
             gates.novelty.remember(record["class_name"], tuple(json.loads(texts.read_text())))
 
 
 def synthesize(
-    themes: list[Theme], writer: Callable[[], Callable], output: Path, gates: SandboxGates, count: int = 1,
+    themes: list[Theme], writer: Callable[[], Callable], output: Path, gates: JailGates, count: int = 1,
     repairs: int = 2, concurrency: int = 4, prompts: Prompts | None = None, console=None,
 ) -> RunSummary:
     """Make ``count`` games per theme. ``writer()`` builds the writer model's ``ask`` (only if there is work)."""
@@ -92,12 +97,13 @@ def synthesize(
     return finish(output, [c.id for c in candidates], errors, gates)
 
 
-def adopt(folder: Path, output: Path, gates: SandboxGates, concurrency: int = 4, console=None) -> RunSummary:
-    """Judge every game file of ``folder`` (written elsewhere, a solver optional) and copy out those that pass."""
-    from gymverse.env.registry import env_files
+def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, console=None) -> RunSummary:
+    """Judge every game of every file of ``folder`` (written elsewhere, a solver optional), one record per game,
+    and copy out the files with a game that passed."""
+    from gymverse.env.registry import folder_entries
 
-    files = env_files(folder)
-    if not files:
+    entries = folder_entries(folder)
+    if not entries.files:
         raise BadInput(f"--adopt {folder}: no .py files in the folder")
     if Path(output).resolve() == Path(folder).resolve():
         raise BadInput("--output must be another folder than --adopt's")
@@ -105,30 +111,36 @@ def adopt(folder: Path, output: Path, gates: SandboxGates, concurrency: int = 4,
     manifest = JsonlLog(output / MANIFEST)
     remember_passed(gates, output, manifest.read())
 
-    def job(file: Path) -> Callable[[Callable[[str], None]], dict]:
-        def run(stage: Callable[[str], None]) -> dict:
+    def job(file: Path) -> Callable[[Callable[[str], None]], list[dict]]:
+        def run(stage: Callable[[str], None]) -> list[dict]:
             stage("gates")
-            judgement = judge_and_admit(gates, file, need_solver=False)
-            name = None
-            if judgement.passed:
-                name = file.name
-                shutil.copyfile(file, output / name)
-                save_texts(output, file.stem, judgement)
-            record = {"candidate": file.stem, "source": str(file.resolve())}
-            record.update(verdict_fields(judgement, name), gate_seconds=round(judgement.seconds, 3),
-                          code_sha256=code_hash(file.read_text(errors="replace")))
-            return record
+            records = []
+            for judgement in gates.judge_games(file, need_solver=False):
+                if judgement.passed:
+                    judgement.gates.append(gates.admit(judgement.class_name, judgement))
+                passed = judgement.passed
+                if passed:
+                    shutil.copyfile(file, output / file.name)
+                    save_texts(output, f"{file.stem}.{judgement.class_name}", judgement)
+                record = {"candidate": file.stem, "source": str(file.resolve())}
+                record.update(verdict_fields(judgement, file.name if passed else None),
+                              gate_seconds=round(judgement.seconds, 3),
+                              code_sha256=code_hash(file.read_text(errors="replace")))
+                records.append(record)
+            return records
         return run
 
-    errors = run_all({f.stem: job(f) for f in files}, manifest, concurrency, Progress(console))
-    return finish(output, [f.stem for f in files], errors, gates)
+    errors = run_all({f.stem: job(f) for f in entries.files}, manifest, concurrency, Progress(console))
+    errors.update({Path(entry).stem: why for entry, why in entries.bad.items()})
+    return finish(output, [f.stem for f in entries.files], errors, gates, ADOPTED_AUDIT)
 
 
-def finish(output: Path, planned: list[str], errors: dict[str, str], gates: SandboxGates) -> RunSummary:
-    latest = {r["candidate"]: r for r in JsonlLog(output / MANIFEST).read()}
-    summary = RunSummary(output, [latest[c] for c in planned if c in latest], errors)
+def finish(output: Path, planned: list[str], errors: dict[str, str], gates: JailGates,
+           audit_config: AuditConfig | None = None) -> RunSummary:
+    latest = {(r["candidate"], r.get("class_name")): r for r in JsonlLog(output / MANIFEST).read()}
+    summary = RunSummary(output, [r for key, r in latest.items() if key[0] in set(planned)], errors)
     (output / "summary.md").write_text(summary_markdown(summary))
-    summary.audit = audit_accepted(output, summary.records, gates)
+    summary.audit = audit_accepted(output, summary.records, gates, audit_config or AuditConfig())
     return summary
 
 
@@ -152,12 +164,12 @@ def summary_markdown(summary: RunSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def audit_accepted(output: Path, records: list[dict], gates: SandboxGates) -> dict[str, Path]:
-    """The audit report of the games that passed, each played in the sandbox, written to ``output/audit``.
+def audit_accepted(output: Path, records: list[dict], gates: JailGates, config: AuditConfig) -> dict[str, Path]:
+    """The audit report of the games that passed, each played through its jail, written to ``output/audit``.
 
     A resumed run that accepted nothing new keeps the report it finds.
     """
-    from gymverse.evaluation.audit import AuditConfig, AuditResult
+    from gymverse.evaluation.audit import AuditResult
     from gymverse.evaluation.audit.diversity import audit_diversity
     from gymverse.evaluation.audit.report import write_audit_report
 
@@ -167,7 +179,6 @@ def audit_accepted(output: Path, records: list[dict], gates: SandboxGates) -> di
     stamp = folder / "audited.json"
     if not passed or (stamp.is_file() and json.loads(stamp.read_text()) == audited):
         return {"markdown": folder / "audit.md"} if passed else {}
-    config = AuditConfig()
     audits = []
     for record in passed:
         env_id = f"{output.name}:{record['class_name']}"

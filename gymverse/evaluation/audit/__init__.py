@@ -2,7 +2,7 @@
 
 ``run_audit`` plays every game with scripted agents (solver, epsilon-solvers, random) once and
 reads that play three ways; ``write_audit_report`` turns the result into Markdown, JSON and figures.
-Games that are not ours are audited one by one in the sandbox (``audit_one=gymverse.sandbox.audit_in(...)``).
+Games that are not ours are played here through their jailed proxies (``gymverse.sandbox``).
 """
 
 from dataclasses import dataclass, field
@@ -15,6 +15,7 @@ from gymverse.evaluation.audit.diversity import Diversity, audit_diversity
 from gymverse.evaluation.audit.problems import Problem, rank_envs
 from gymverse.errors import BadInput
 from gymverse.evaluation.targets import EnvTarget
+from gymverse.sandbox import JailBroken
 
 SECTIONS = ("correctness", "difficulty", "diversity")
 
@@ -70,18 +71,8 @@ class AuditResult:
         return rank_envs(self.problems)
 
 
-def has_solver(target: EnvTarget) -> bool:
-    env = target.make(1)
-    env.reset(seed=0)
-    try:
-        env.unwrapped.oracle_action()
-    except (AttributeError, NotImplementedError):
-        return False
-    return True
-
-
 def agents_for(target: EnvTarget, epsilons: list[float]) -> list[str]:
-    return ([SOLVER] + [epsilon_name(e) for e in epsilons] if has_solver(target) else []) + [RANDOM]
+    return ([SOLVER] + [epsilon_name(e) for e in epsilons] if target.has_solver() else []) + [RANDOM]
 
 
 def play_env(target: EnvTarget, config: AuditConfig) -> list[LevelPlay]:
@@ -107,8 +98,8 @@ def unmeasured(target: EnvTarget, config: AuditConfig, reason: str, detail: str)
 def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
     try:
         plays = play_env(target, config)
-    except Exception as error:  # the env cannot even be built (or reset) at level 1
-        reason = "memory" if isinstance(error, MemoryError) else "crash"
+    except Exception as error:  # the env cannot even be built (or reset) at level 1, or its jail ended
+        reason = error.reason if isinstance(error, JailBroken) else "memory" if isinstance(error, MemoryError) else "crash"
         return unmeasured(target, config, reason, f"building the env: {type(error).__name__} {error}".strip())
     audit = EnvAudit(target.env_id, target.domain, plays)
     if "correctness" in config.sections:
@@ -122,15 +113,15 @@ def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
 
 def run_audit(
     targets: list[EnvTarget], config: AuditConfig | None = None, on_env: Callable[[str], None] | None = None,
-    embedder=None, audit_one: Callable[[EnvTarget, AuditConfig], EnvAudit] = audit_env,
+    embedder=None,
 ) -> AuditResult:
-    """Audit every target with ``audit_one``; ``on_env(env_id)`` is called as each one starts (for progress)."""
+    """Audit every target; ``on_env(env_id)`` is called as each one starts (for progress)."""
     config = config or AuditConfig()
     audits = []
     for target in targets:
         if on_env:
             on_env(target.env_id)
-        audits.append(audit_one(target, config))
+        audits.append(audit_env(target, config))
     result = AuditResult(config, audits)
     if "diversity" in config.sections and audits:
         if on_env:

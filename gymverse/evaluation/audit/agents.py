@@ -16,6 +16,7 @@ from gymverse.env.parsing import extract_boxed, split_command
 from gymverse.env.players import epsilon_solver_move, random_move
 from gymverse.env.success import success_is_reported
 from gymverse.evaluation.targets import EnvTarget
+from gymverse.sandbox import JailBroken
 
 Chooser = Callable[[gem.Env], str]
 
@@ -114,7 +115,7 @@ def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], epis
     except TimeoutError as failure:
         record.failure = ("hang", str(failure))
     except Exception as error:
-        record.failure = ("crash", f"{type(error).__name__}: {error}")
+        record.failure = (error.reason if isinstance(error, JailBroken) else "crash", f"{type(error).__name__}: {error}")
     return record
 
 

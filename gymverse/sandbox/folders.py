@@ -1,0 +1,160 @@
+"""Folders of games that are not ours: their entries, the ids their games get, and their registration
+behind jailed proxies (the one way in for untrusted code; ``trusted=True`` imports one's own folder).
+"""
+
+import ast
+import hashlib
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from gymverse.env.registry import (
+    RegistrationReport, folder_entries, folder_env_ids, import_env_dir, register_id,
+)
+from gymverse.cache import cache_dir
+from gymverse.errors import BadInput
+from gymverse.sandbox.jail import HOST, Limits, jail_problem
+from gymverse.sandbox.proxy import JailBroken, JailedFile, ProxyFactory
+
+
+NOT_A_GAME = "not a game: the file defines no class (a script)"
+
+
+def class_names(file: Path) -> list[str]:
+    """The top-level classes a file defines, read without running it (for ids that must not clash)."""
+    try:
+        tree = ast.parse(file.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return []
+    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+
+
+def syntax_error(file: Path) -> bool:
+    """Whether this Python cannot parse the file (its import, in the jail, will say how)."""
+    try:
+        ast.parse(file.read_bytes())
+    except (SyntaxError, ValueError):
+        return True
+    return False
+
+
+def folder_ids(folder: Path, prefix: str, files: Iterable[Path]) -> dict[tuple[Path, str], str]:
+    """The id of each class the folder's files define, computed before any of them runs."""
+    return folder_env_ids(prefix, {file: class_names(file) for file in files})
+
+
+def file_digest(file: Path) -> str:
+    return hashlib.sha256(file.read_bytes()).hexdigest()
+
+
+class JailPool:
+    """One running jail per file, started at its first game's construction and restarted if it broke."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.jails: dict[Path, JailedFile] = {}
+
+    def jail(self, file: Path) -> Callable[[], JailedFile]:
+        def current() -> JailedFile:
+            jail = self.jails.get(file)
+            if jail is None or jail.broken:
+                jail = self.jails[file] = JailedFile(file, self.limits)
+                if jail.load_error:
+                    raise JailBroken(f"{file.name} no longer imports in its jail: {jail.load_error}")
+            return jail
+
+        return current
+
+
+HOST_VERSION = hashlib.sha256(HOST.read_bytes()).hexdigest()[:12]
+LISTING_LIMITS = Limits(answer_seconds=30.0, seconds=60.0)
+_pool = JailPool(Limits())
+
+
+def list_file(file: Path, limits: Limits = LISTING_LIMITS) -> list[dict] | str:
+    """The games a file defines, listed in a jail of its own; or how its import ended, in one line."""
+    try:
+        with JailedFile(file, limits) as jail:
+            return jail.load_error or jail.games()
+    except JailBroken as error:
+        return str(error)
+
+
+def list_files(files: list[Path], workers: int | None = None) -> dict[Path, list[dict] | str]:
+    """:func:`list_file` for many files, several jails at a time, remembered by content (a second run is instant)."""
+    cache = ListingCache()
+    todo = [file for file in files if cache.get(file) is None]
+    with ThreadPoolExecutor(workers or os.cpu_count() or 2) as pool:
+        for file, listed in zip(todo, pool.map(list_file, todo)):
+            cache.put(file, listed)
+    return {file: cache.get(file) for file in files}
+
+
+class ListingCache:
+    """What each file defines, keyed by its content and by the host that listed it (``<cache>/listed``)."""
+
+    def __init__(self) -> None:
+        self.folder = cache_dir() / "listed" / HOST_VERSION
+        self.memory: dict[str, Any] = {}
+
+    def _path(self, file: Path) -> Path:
+        return self.folder / f"{file_digest(file)}.json"
+
+    def get(self, file: Path) -> list[dict] | str | None:
+        path = self._path(file)
+        if str(path) not in self.memory:
+            try:
+                self.memory[str(path)] = json.loads(path.read_text())
+            except (OSError, ValueError):
+                return None
+        return self.memory[str(path)]
+
+    def put(self, file: Path, listed: list[dict] | str) -> None:
+        path = self._path(file)
+        self.memory[str(path)] = listed
+        if isinstance(listed, str) and listed.startswith("hung"):
+            return  # a hang may be the machine's load: ask again next time
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(listed))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool = False) -> RegistrationReport:
+    """Register every game in the ``.py`` files of ``path`` in GEM's registry.
+
+    By default the folder is not trusted: each file is listed in its own jail, and each registered id
+    builds a :class:`~gymverse.sandbox.proxy.ProxyEnv` whose game runs in that file's jail. Where no jail
+    can be made this raises :class:`BadInput` saying why. ``trusted=True`` imports the files into this
+    process instead (one's own code only). Ids are ``<prefix>:<Name>`` (``prefix`` defaults to the folder's
+    name); files that fail to import, unreadable entries and games that fail to build are in the report's
+    ``failed``, and the rest still register.
+    """
+    folder = Path(path)
+    prefix = prefix or folder.name
+    if trusted:
+        return import_env_dir(folder, prefix)
+    problem = jail_problem()
+    if problem:
+        raise BadInput(f"{folder} is not trusted and no jail can be made here: {problem}; "
+                       "pass --trusted (trusted=True) to import your own games into this process")
+    entries = folder_entries(folder)
+    report = RegistrationReport(failed=dict(entries.bad))
+    games = [file for file in entries.files if class_names(file) or syntax_error(file)]
+    report.failed.update({str(file): NOT_A_GAME for file in entries.files if file not in games})
+    ids = folder_ids(folder, prefix, games)
+    for file, listed in list_files(games).items():
+        if isinstance(listed, str):
+            report.failed[str(file)] = listed
+            continue
+        for game in listed:
+            env_id = ids.get((file, game["name"]), f"{prefix}:{game['name']}")
+            report.files[env_id] = str(file)
+            if game["unbuildable"]:
+                report.failed[env_id] = game["unbuildable"]
+                continue
+            register_id(env_id, ProxyFactory(_pool.jail(file.resolve()), game), report)
+    return report

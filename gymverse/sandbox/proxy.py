@@ -1,0 +1,340 @@
+"""The trusted side of a jail: :class:`JailedFile` runs one file of games in its own jail, and
+:class:`ProxyEnv` is a GEM env that plays one of its games by exchanging plain data with it.
+
+Whatever the game does inside (patching gymverse, forging frames, killing what it sees) can reach the
+caller only as the values its own methods return, or as :class:`JailBroken` once the jail stops
+answering. Replies are size-limited; a hung request is killed after ``Limits.answer_seconds``.
+"""
+
+import json
+import os
+import random
+import re
+import select
+import subprocess
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any, Callable, NoReturn
+
+import gem
+
+from gymverse.env.registry import RebuildOnComplexity
+from gymverse.sandbox.host import HEADER, write_frame
+from gymverse.sandbox.jail import Limits, jail_command
+
+REPLY_LIMIT = 16 << 20  # bytes of one reply
+DUMP_WAIT_S = 0.3  # for a hung host's stack dump to arrive before it is killed
+
+
+class GameFailure(Exception):
+    """A jailed game failed: it raised (:class:`GameRaised`) or its jail stopped answering (:class:`JailBroken`)."""
+
+
+class JailBroken(GameFailure):
+    """The jail stopped answering: its process ended, hung, or broke the protocol (the message says how)."""
+
+    @property
+    def reason(self) -> str:
+        return broken_reason(str(self))
+
+
+def broken_reason(how: str) -> str:
+    """A short code for how a jail stopped answering: exit, hang, signal, protocol or crash."""
+    for start, reason in (("exited", "exit"), ("hung", "hang"), ("killed", "signal"), ("broke the protocol", "protocol")):
+        if how.startswith(start):
+            return reason
+    return "crash"
+
+
+class GameRaised(GameFailure):
+    """Raised by a game in the jail; the subclass is named after the game's own exception type."""
+
+
+_raised_types: dict[str, type[GameRaised]] = {}
+
+
+def game_error(type_name: str, message: str) -> GameRaised:
+    name = type_name if type_name.isidentifier() else "GameError"
+    if name not in _raised_types:
+        _raised_types[name] = type(name, (GameRaised,), {"__module__": "jailed game"})
+    return _raised_types[name](message)
+
+
+class Opaque:
+    """A value the game returned that is not plain data (only its type's name crosses the jail)."""
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object from a jailed game>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque) and other.type_name == self.type_name
+
+    def __hash__(self) -> int:
+        return hash(self.type_name)
+
+
+def unplain(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"__opaque__"}:
+            return Opaque(str(value["__opaque__"]))
+        return {key: unplain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [unplain(item) for item in value]
+    return value
+
+
+def is_plain(value: Any, depth: int = 0) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if depth < 32 and isinstance(value, (list, tuple)):
+        return all(is_plain(item, depth + 1) for item in value)
+    if depth < 32 and isinstance(value, dict):
+        return all(isinstance(k, str) and is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def stuck_at(output: str) -> str:
+    """``in FUNCTION, FILE:LINE``: the innermost frame of the stack a hung host dumped, if any."""
+    frames = re.findall(r'File "(.+)", line (\d+) in (\S+)', output.rsplit("most recent call first", 1)[-1])
+    return f"in {frames[0][2]}, {Path(frames[0][0]).name}:{frames[0][1]}" if frames else ""
+
+
+class _Tail(threading.Thread):
+    """Drains the jail's stderr, keeping only its last ``chars`` characters (a flood costs no memory)."""
+
+    def __init__(self, stream: Any, chars: int) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.chars, self.kept = stream, chars, b""
+
+    def run(self) -> None:
+        while chunk := self.stream.read1(1 << 16):
+            self.kept = (self.kept + chunk)[-self.chars:]
+
+    def text(self) -> str:
+        return self.kept.decode("utf-8", "replace")
+
+
+class JailedFile:
+    """One file of games imported in its own jail; requests from several threads take turns.
+
+    ``load_error`` is "" when the file imported, else how the import ended ("raised SyntaxError: ...",
+    "exited: ...", "hung: ..."). ``deadline`` (a ``time.monotonic()`` value) ends the jail's life.
+    """
+
+    def __init__(self, file: str | Path, limits: Limits = Limits(), deadline: float | None = None) -> None:
+        self.file = Path(file).resolve()
+        self.limits = limits
+        self.deadline = deadline
+        self.broken = ""
+        self.lock = threading.Lock()
+        settings = json.dumps({"file": str(self.file), "rlimits": limits.rlimits(),
+                               "hang_s": max(0.1, limits.answer_seconds - DUMP_WAIT_S)})
+        self.process = subprocess.Popen(jail_command(self.file, limits, settings), stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.tail = _Tail(self.process.stderr, limits.output_chars)
+        self.tail.start()
+        self.load_error = ""
+        try:
+            self._receive(limits.import_seconds)
+        except GameRaised as error:
+            self.load_error = f"raised {type(error).__name__}: {error}"
+        except JailBroken as error:
+            self.load_error = str(error)
+        self._games: list[dict] | None = None
+
+    def games(self) -> list[dict]:
+        """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases",
+        "unbuildable"}`` (the last: why it cannot be built at complexity 1, or "")."""
+        if self._games is None:
+            games = self.request("list", wait=self.limits.import_seconds)
+            if not (isinstance(games, list) and all(_is_game(game) for game in games)):
+                self._break("broke the protocol: its list of games is malformed")
+            self._games = games
+        return self._games
+
+    def game(self, class_name: str) -> dict:
+        return next(g for g in self.games() if g["name"] == class_name)
+
+    def request(self, *request: Any, wait: float | None = None) -> Any:
+        """Send one request and return the game's answer (within ``wait`` seconds, default ``answer_seconds``)."""
+        with self.lock:
+            if self.broken:
+                raise JailBroken(self.broken)
+            try:
+                write_frame(self.process.stdin.fileno(), list(request))
+            except OSError:
+                self._break("")
+            return self._receive(wait or self.limits.answer_seconds)
+
+    def drop(self, handle: int) -> None:
+        if not self.broken and self.process.poll() is None:
+            try:
+                self.request("drop", handle)
+            except (JailBroken, GameRaised):
+                pass
+
+    def _receive(self, wait: float) -> Any:
+        end = time.monotonic() + wait
+        try:
+            header = self._read(HEADER.size, end, wait)
+            (size,) = HEADER.unpack(header)
+            if size > REPLY_LIMIT:
+                self._break(f"broke the protocol: a reply of {size} bytes, over the {REPLY_LIMIT >> 20} MB limit")
+            reply = json.loads(self._read(size, end, wait))
+            status = reply[0]
+        except JailBroken:
+            raise
+        except Exception as error:  # garbage in the channel
+            self._break(f"broke the protocol: {type(error).__name__}: {str(error)[:200]}")
+        except BaseException as error:  # a time limit or Ctrl-C mid-reply: the channel is out of step
+            self.close()
+            self.broken = f"interrupted while waiting for the game ({type(error).__name__})"
+            raise
+        if status == "ok":
+            return unplain(reply[1])
+        if status == "exited":
+            self._break(f"exited: {reply[2]}")
+        raise game_error(str(reply[1]), str(reply[2]))
+
+    def _read(self, size: int, end: float, wait: float) -> bytes:
+        fd, chunks = self.process.stdout.fileno(), []
+        past_deadline = self.deadline is not None and self.deadline < end
+        if past_deadline:
+            end = self.deadline
+        while size:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            if not ready:
+                time.sleep(DUMP_WAIT_S)
+                self._break(f"hung: still running at the file's {self.limits.seconds:g} s limit" if past_deadline
+                            else f"hung: no answer within {wait:g} s")
+            chunk = os.read(fd, min(size, 1 << 20))
+            if not chunk:
+                self._break("")
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    def _break(self, how: str) -> NoReturn:
+        """Kill the jail and raise :class:`JailBroken` saying how it ended (``how``, else its exit status)."""
+        self.close()
+        if not how:
+            code = self.process.returncode
+            how = f"killed by signal {-code}" if code and code < 0 else f"exited with status {code}"
+        where = stuck_at(self.output()) if how.startswith("hung") else ""
+        self.broken = how + (f" ({where})" if where else "")
+        raise JailBroken(self.broken)
+
+    def output(self) -> str:
+        """The last characters the file's code printed (its stderr and stdout)."""
+        return self.tail.text()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.tail.join(timeout=1)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.broken = self.broken or "closed"
+
+    def __enter__(self) -> "JailedFile":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+
+class ProxyEnv(gem.Env):
+    """A GEM env whose game runs in a jail: ``reset``, ``step`` and every public method or attribute of the
+    game (``oracle_action``, ``set_complexity``, ``max_turns``, ...) are answered by the jailed game.
+
+    Replies cross the jail as plain data only; an action that is not (bytes, arbitrary objects) raises a
+    ``TypeError`` here, since a jailed game's contract is text.
+    """
+
+    def __init__(self, jail: JailedFile, class_name: str, **kwargs: Any) -> None:
+        self._jail = jail
+        self._class_name = class_name
+        self._methods = set(jail.game(class_name)["methods"])
+        self._handle = jail.request("make", class_name, kwargs)
+        if not isinstance(self._handle, int) or isinstance(self._handle, bool):
+            jail._break("broke the protocol: a construction answered no handle")
+        weakref.finalize(self, jail.drop, self._handle)
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        return _shaped(self._call("reset", seed), "reset", (str, dict))
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return _shaped(self._call("step", action), "step", (str, (int, float), bool, bool, dict))
+
+    def random_action(self, rng: random.Random) -> Any:
+        """The game's own random move (or GEM's ``sample_random_action``), drawn from a seed taken from ``rng``."""
+        return self._jail.request("call", self._handle, "random_action", [rng.getrandbits(64)])
+
+    def sample_random_action(self) -> Any:
+        return self.random_action(random.Random(random.getrandbits(64)))
+
+    def _call(self, method: str, *args: Any) -> Any:
+        for arg in args:
+            if not is_plain(arg):
+                raise TypeError(f"a jailed game takes text and plain data, not {type(arg).__name__}")
+        return self._jail.request("call", self._handle, method, list(args))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._methods:
+            return lambda *args: self._call(name, *args)
+        try:
+            return self._jail.request("get", self._handle, name)
+        except GameRaised as error:
+            if type(error).__name__ == "AttributeError":
+                raise AttributeError(name) from None
+            raise
+
+    def __repr__(self) -> str:
+        return f"<ProxyEnv {self._class_name} of {self._jail.file.name}>"
+
+
+def _is_game(game: Any) -> bool:
+    return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
+            and all(isinstance(method, str) for method in game["methods"])
+            and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
+            and isinstance(game.get("domain"), (str, type(None))) and isinstance(game.get("unbuildable"), str))
+
+
+def _shaped(value: Any, method: str, types: tuple) -> tuple:
+    """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it is malformed."""
+    if not (isinstance(value, list) and len(value) == len(types)
+            and all(isinstance(item, kind) for item, kind in zip(value, types))):
+        got = [type(item).__name__ for item in value] if isinstance(value, list) else type(value).__name__
+        wanted = ["number" if isinstance(kind, tuple) else kind.__name__ for kind in types]
+        raise game_error("MalformedReply", f"{method} returned {got}, not {wanted}")
+    return tuple(value)
+
+
+class ProxyFactory:
+    """Builds :class:`ProxyEnv`\\ s of one game from whatever jail ``jail()`` returns: GEM's entry point for a
+    jailed game (``gem.make(id, complexity=...)``). A game without ``set_complexity`` comes inside a
+    :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other."""
+
+    def __init__(self, jail: Callable[[], JailedFile], game: dict, rebuild: bool = True) -> None:
+        self.jail = jail
+        self.game = game
+        self.rebuild = rebuild and "set_complexity" not in game["methods"]
+        self.__name__ = self.__qualname__ = game["name"]
+        self.max_complexity = game.get("max_complexity")
+        self.domain = game.get("domain") or "misc"
+
+    def __call__(self, **kwargs: Any) -> gem.Env:
+        if self.rebuild:
+            return RebuildOnComplexity(ProxyFactory(self.jail, self.game, rebuild=False), **kwargs)
+        return ProxyEnv(self.jail(), self.game["name"], **kwargs)
