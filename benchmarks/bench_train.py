@@ -32,9 +32,10 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def games(options, clock) -> None:
+    from gymverse.run.env_table import advantages_of
     from gymverse.run.plan import turn_samples
     from gymverse.train.args import TrainArgs
-    from gymverse.train.loop import Trainer, advantages_of
+    from gymverse.train.loop import Trainer
 
     steps = options.steps or 6
     with tempfile.TemporaryDirectory() as save_path:
@@ -75,7 +76,7 @@ def gymverse_grpo(options, clock, model_path: str, rows: list[dict]) -> tuple[in
     from gymverse.genenv.scoring import group_advantages
     from gymverse.genenv.sides import load_side
     from gymverse.run.plan import TurnSample
-    from gymverse.train.update import prepare_torch
+    from gymverse.run.update import prepare_torch
 
     batch_size = options.prompts * options.generations
     args = GenEnvArgs(pretrain=model_path, generate_max_length=options.length, max_model_len=None,

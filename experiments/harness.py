@@ -208,7 +208,7 @@ def run_arm(study: Study, arm: Arm, seed: int, root: Path) -> dict:
         shutil.rmtree(run_dir)  # killed before its first checkpoint: start again
     started = time.time()
     trainer = Trainer(replace(args, resume=resume), progress=False)
-    if trainer.step < trainer.total_steps or not resume:
+    if trainer.step < trainer.total_steps() or not resume:
         with quiet():
             trainer.run()
     final = run_dir / MODELS_DIR / step_dir_name(saved_steps(run_dir)[-1])

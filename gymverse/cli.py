@@ -10,11 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from gymverse.console import console
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, ResourceError
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
-from gymverse.genenv.cli import genenv_command
-from gymverse.genenv.cli import translate as translate_genenv
 from gymverse.run.sft import sft_command
 from gymverse.synthesis.command import synthesize_command
 
@@ -205,6 +203,11 @@ def train() -> None:
     `gymverse train --help` lists its flags."""
 
 
+def genenv() -> None:
+    """Co-evolve an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset; takes
+    GenEnv's key=value overrides too; `gymverse genenv --help` lists its flags."""
+
+
 COMMANDS: dict[str, Callable[..., None]] = {
     "envs": envs,
     "play": play,
@@ -213,31 +216,37 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "audit": audit_command,
     "sft": sft_command,
     "synthesize": synthesize_command,
-    "genenv": genenv_command,
+    "genenv": genenv,
     "train": train,
 }
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2.
+    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2, a failing resource
+    (an endpoint, the disk) one line and exit status 1.
 
-    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` parses its own flags (those of
-    ``examples/train_oat/train_oat_perpo.py``) and exits with the trainer's status.
+    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` and ``genenv`` parse their own flags (those
+    of ``examples/train_oat/train_oat_perpo.py``; GenEnv's keys) and exit with the run's status.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:
         from gymverse.training import main as train_main
 
         sys.exit(train_main(argv[1:], prog="gymverse train"))
+    if argv[:1] == ["genenv"]:
+        from gymverse.genenv.cli import main as genenv_main
+
+        sys.exit(genenv_main(argv[1:], prog="gymverse genenv"))
     try:
-        if argv[:1] == ["genenv"]:  # GenEnv's key=value overrides become flags
-            argv = ["genenv", *translate_genenv(argv[1:])]
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
     except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):
             raise
         console.print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
+    except ResourceError as error:  # an endpoint that keeps failing, a full disk
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        sys.exit(1)
     except BrokenPipeError:  # the reader stopped early (`gymverse envs | head`): not an error of ours
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
 

@@ -59,6 +59,9 @@ def test_string_prompts_and_typed_ground_truths(tmp_path):
     ([{"question": "q", "reward_model": {"ground_truth": "a"}}], "missing column.*prompt"),
     ([{"prompt": "q", "reward_model": {"style": "rule"}}], "row 0: reward_model has no ground_truth"),
     ([{"prompt": [{"role": "system", "content": "s"}], "reward_model": {"ground_truth": "a"}}], "row 0: prompt"),
+    ([{"prompt": "q", "reward_model": {"ground_truth": "a"}}, {"prompt": "r", "reward_model": {"ground_truth": " "}}],
+     "row 1: reward_model.ground_truth is empty"),
+    ([{"prompt": "q", "reward_model": {"ground_truth": []}}], "row 0: reward_model.ground_truth is empty"),
 ])
 def test_bad_parquet_files_are_named_with_the_reason(tmp_path, rows, message):
     path = tmp_path / "bad.parquet"
@@ -148,3 +151,70 @@ def test_select_verifier():
     assert select_verifier("auto", "paper") is None
     with pytest.raises(BadInput, match="--verifier"):
         select_verifier("strict", "math")
+
+
+# -- veRL's prompt limit, validation settings, the KL in the reward ------------------------------------------
+def space_for(path, **flags):
+    from gymverse.genenv.config import GenEnvArgs
+    from gymverse.genenv.dataset_space import DatasetSpace
+
+    return DatasetSpace(GenEnvArgs(train_files=str(path), task_space="datasets", prompt_template="no", **flags), seed=0)
+
+
+class Agent:
+    """A scripted agent with the tiny byte tokenizer: it answers each prompt with its length in a box."""
+
+    def __init__(self):
+        from gymverse.policy.tiny import build_tiny_tokenizer
+
+        self.tokenizer, self.prompts = build_tiny_tokenizer(), []
+
+    def generate(self, prompts, stop_at_box=None):
+        from gymverse.policy.base import Generation
+
+        self.prompts.append(list(prompts))
+        return [Generation(rf"\boxed{{{len(p)}}}") for p in prompts]
+
+
+def long_rows(tmp_path):
+    rows = [{"prompt": "x" * n, "reward_model": {"ground_truth": str(n)}} for n in (10, 200, 20, 300)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "long.parquet")
+    return tmp_path / "long.parquet"
+
+
+def test_prompts_over_the_limit_are_refused_dropped_or_cut_as_verl_does(tmp_path, capsys):
+    from gymverse.genenv.sides import Side
+
+    path = long_rows(tmp_path)
+    with pytest.raises(BadInput, match=r"row 1: its prompt is 200 tokens, over --max_prompt_length 100 \(and 1 more"):
+        space_for(path, max_prompt_length=100).attach(Side("agent", Agent()))
+    space = space_for(path, max_prompt_length=100, filter_overlong_prompts=True)
+    space.attach(Side("agent", Agent()))
+    assert [len(row["prompt"]) for row in space.rows] == [10, 20] and len(space.order) == 2
+    assert "dropped 2 of 4 rows longer than --max_prompt_length 100 tokens" in capsys.readouterr().out
+    for truncation, kept in (("left", "x" * 100), ("right", "x" * 100)):
+        agent = Agent()
+        space = space_for(path, max_prompt_length=100, truncation=truncation)
+        space.attach(Side("agent", agent))
+        space.answer(Side("agent", agent), space.rows)
+        assert [len(p) for p in agent.prompts[-1][::4]] == [10, 100, 20, 100]
+    space = space_for(path, max_prompt_length=400)
+    space.attach(Side("agent", Agent()))
+    row, reason = space.read(space.rows[0], "New Task: " + "y" * 450 + "\nNew Answer: 2")
+    assert row is None and reason == "its prompt is 450 tokens, over --max_prompt_length 400"
+
+
+def test_validation_answers_val_n_replies_val_batch_size_prompts_at_a_time(tmp_path):
+    from gymverse.genenv.sides import Side
+    from gymverse.run.files import RunFiles
+
+    rows = [{"prompt": "x" * n, "reward_model": {"ground_truth": str(n if n % 2 else -1)}} for n in range(1, 6)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "val.parquet")
+    space = space_for(long_rows(tmp_path), val_files=str(tmp_path / "val.parquet"), val_n=3, val_batch_size=2,
+                      max_prompt_length=400)
+    agent = Agent()
+    space.attach(Side("agent", agent))
+    files = RunFiles(tmp_path / "run", extra_logs=("eval_metrics.jsonl",))
+    assert space.evaluate(Side("agent", agent), 7, files) == {"eval/val_mean_reward": pytest.approx(3 / 5)}
+    assert [len(call) for call in agent.prompts] == [6, 6, 3]  # 2, 2 and 1 prompts, 3 replies each
+    assert files.read("eval_metrics.jsonl") == [{"step": 7, "val_mean_reward": pytest.approx(0.6), "val_prompts": 5}]

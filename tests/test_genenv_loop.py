@@ -16,7 +16,6 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from gymverse.cli import main as gymverse_main  # noqa: E402
 from gymverse.genenv.cli import main as genenv_main  # noqa: E402
-from gymverse.genenv.config import genenv_argv  # noqa: E402
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state  # noqa: E402
 from gymverse.run.files import RunFiles  # noqa: E402
 
@@ -56,20 +55,6 @@ def games_argv(agent, env_model, out, *extra):
         "--num_generations_per_prompt", "2", "--attempts", "2", "--num_env", "4", "--rollout_batch_size", "16",
         "--generate_max_length", "8", "--env_generate_max_length", "24", "--max_model_len", "1024", *extra,
     ]
-
-
-def test_genenv_keys_become_flags():
-    flags, ignored = genenv_argv([
-        "genenv.enable=True", "env_model_path=/m/env", "actor_rollout_ref.model.path=/m/agent",
-        "data.train_files=/d/train.parquet", "data.val_files=/d/val.parquet", "genenv.filtering_k=0.1",
-        "genenv.num_generations_per_prompt=4", "trainer.default_local_dir=/ckpt", "trainer.n_gpus_per_node=8",
-        "--attempts", "3",
-    ])
-    assert flags == ["--genenv_enable", "--env_model", "/m/env", "--pretrain", "/m/agent", "--train_files",
-                     "/d/train.parquet", "--task_space", "datasets", "--val_files", "/d/val.parquet", "--filtering_k",
-                     "0.1", "--num_generations_per_prompt", "4", "--save_path", "/ckpt", "--attempts", "3"]
-    assert ignored == ["trainer.n_gpus_per_node"]
-    assert genenv_argv(["genenv.enable=False"])[0] == ["--no-genenv_enable"]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -225,6 +210,49 @@ def test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninte
         assert (run / name).read_text() == (straight / name).read_text(), name
     a, b = weights(straight / "saved_models" / "step_00006"), weights(run / "saved_models" / "step_00006")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_ctrl_c_finishes_the_step_saves_and_resume_ends_like_an_uninterrupted_run(micro_model, tmp_path):
+    def argv(out):
+        return games_argv(micro_model, "uniform", out, "--steps_per_epoch", "4", "--save_steps", "100",
+                          "--eval_n", "1")
+
+    assert genenv_main(argv(tmp_path / "a")) == 0
+    straight, run = tmp_path / "a" / "t", tmp_path / "b" / "t"
+    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen([sys.executable, "-c", code, *argv(tmp_path / "b")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    deadline = time.time() + 120
+    while not (run / "genenv_metrics.jsonl").is_file():
+        assert process.poll() is None and time.time() < deadline, process.stderr.read()[-2000:]
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in err, err[-2000:]
+    stopped = load_trainer_state(run)["step"]
+    assert 1 <= stopped < 4
+    assert f"Stopped at step {stopped} of 4: the last checkpoint is {run}/saved_models/step_{stopped:05d}" in out
+    assert genenv_main(argv(tmp_path / "b") + ["--resume"]) == 0
+    for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl"):
+        assert (run / name).read_text() == (straight / name).read_text(), name
+
+
+def test_env_dir_registers_a_folder_of_games_for_the_run(micro_model, tmp_path, capsys):
+    from tests.test_train import RUNIC
+
+    folder = tmp_path / "example"
+    folder.mkdir()
+    (folder / "runic.py").write_text(RUNIC)
+
+    def argv(env_dir):
+        return games_argv(micro_model, "uniform", tmp_path / "runs", "--env_id", "example:RunicPotionGame",
+                          "--env-dir", str(env_dir), "--eval_n", "1")
+
+    assert genenv_main(argv(folder)) == 0
+    episodes = RunFiles(tmp_path / "runs" / "t").read("episode_details.jsonl")
+    assert episodes and {e["env_id"] for e in episodes} == {"example:RunicPotionGame"}
+    assert genenv_main(argv(tmp_path / "nowhere")) == 2
+    assert f"--env-dir {tmp_path / 'nowhere'}: no such env folder" in capsys.readouterr().out
 
 
 def test_the_curriculum_writer_raises_complexity_while_a_scripted_agent_always_wins(tmp_path):

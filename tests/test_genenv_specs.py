@@ -143,7 +143,7 @@ def test_spec_text_round_trips(infos):
 
 
 def test_the_environment_warm_start_fits_random_valid_specs(micro_model, infos, tmp_path, capsys):
-    from gymverse.genenv.loop import warm_start_environment
+    from gymverse.genenv.game_space import warm_start_environment
 
     args = GenEnvArgs(env_model=str(micro_model), sft_epochs=2, sft_batch_size=8, sft_learning_rate=2e-3)
     out = warm_start_environment(args, infos, 32, tmp_path / "env", seed=0, progress=False)

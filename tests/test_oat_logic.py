@@ -26,6 +26,7 @@ from gymverse.run.config import RunConfig
 from gymverse.run.env_table import EnvTable, per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import env_group_seed, play_until, plan_step, take, turn_samples
+from gymverse.run.prepare import prepare
 
 ENV = "gymverse:PeakFinder"
 
@@ -242,9 +243,9 @@ def test_prepare_args_draws_the_random_seed_once_for_all_processes():
     (dict(eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
     (dict(env_id=""), "env_id is empty"),
 ])
-def test_prepare_args_rejects_what_cannot_run(flags, message):
+def test_the_launcher_rejects_what_cannot_run(flags, message):
     with pytest.raises(BadInput, match=message):
-        prepared(**flags)
+        prepare(gymverse_flags(**flags), [], lambda args: prepare_args(args, visible_gpus=""))
 
 
 def test_both_backends_start_from_the_same_defaults():

@@ -40,7 +40,7 @@ def make_gates(embedder, answer_seconds: float = 5.0) -> JailGates:
 
 def scripted_code(rule: str, answer: int = 0) -> str:
     """The module that the script's ``rule`` gives as its ``answer``-th answer."""
-    return extract_code(next(r for r in Script.load(SCRIPT).rules if r.name == rule).answers[answer])
+    return extract_code(next(r for r in Script.load(SCRIPT).rules if r.name == rule).answers[answer].text)
 
 
 def scripted_writer(server: ScriptedServer):

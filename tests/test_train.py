@@ -13,11 +13,12 @@ import torch
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
-from gymverse.run.config import check_run_envs, register_env_dirs
+from gymverse.run.config import validate_loop_config
 from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
-from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
+from gymverse.run.prepare import prepare
+from gymverse.train.args import TrainArgs, ignored_flags
 from gymverse.train.cli import parse_train_args, train_from_argv
 from gymverse.train.loop import Trainer
 
@@ -48,7 +49,7 @@ def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
 # -- flags ------------------------------------------------------------------------------------------
 def test_the_gymverse_readme_command_parses_and_lists_the_gpu_only_flags_it_ignores():
     args = parse_train_args(README_COMMAND)
-    validate_train_args(args)
+    validate_loop_config(args)
     assert (args.env_id, args.evolve, args.gamma, args.norm_return, args.num_ppo_epochs) == (ENVS, True, 0.9, True, 2)
     assert (args.pretrain, args.use_wb, args.max_model_len) == ("tiny", True, 30000)
     assert args.wb_run_name == "gymverse-perpo-multienv"
@@ -65,7 +66,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
     argv = [a if a != "tiny" else str(micro_model) for a in README_COMMAND] + ["--save_path", str(tmp_path)]
     trainer = Trainer(parse_train_args(argv), progress=False)
     trainer.setup()
-    assert trainer.total_steps == 9000 // 128
+    assert trainer.total_steps() == 9000 // 128
     assert trainer.curriculum.levels() == {"gymverse:GridCourier": 1, "gymverse:MailSorter": 1}
     assert (trainer.run_dir / "wandb").is_dir()
     trainer.wandb.finish()
@@ -81,7 +82,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
 ])
 def test_bad_flag_values_get_clear_errors(change, message):
     with pytest.raises(BadInput, match=message):
-        validate_train_args(TrainArgs(**change))
+        validate_loop_config(TrainArgs(**change))
 
 
 def test_every_flag_has_its_own_help_line():
@@ -229,14 +230,13 @@ def test_gymverses_readme_commands_start_on_cpu_with_env_dir_and_pretrain_tiny(
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
     monkeypatch.setenv("WANDB_MODE", "offline")
     argv = [a if a != "Qwen/Qwen3-4B-Base" else "tiny" for a in GYMVERSE_COMMANDS[name]]
-    args = parse_train_args(argv + ["--env_dir", str(gymverse_folder), "--trusted", "--save_path", str(tmp_path)])
-    validate_train_args(args)
-    register_env_dirs(args)
-    check_run_envs(args)
+    argv += ["--env_dir", str(gymverse_folder), "--trusted", "--save_path", str(tmp_path)]
+    args = parse_train_args(argv)
+    prepare(args, argv, validate_loop_config)
     trainer = Trainer(args, progress=False)
     trainer.setup()
     assert "RL starts from the untrained tiny model" in capsys.readouterr().out
-    assert trainer.total_steps == 9000 // 128
+    assert trainer.total_steps() == 9000 // 128
     assert set(trainer.curriculum.levels()) == set(args.env_id.split("|"))
     trainer.wandb.finish()
 

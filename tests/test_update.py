@@ -11,7 +11,7 @@ from gymverse.policy.hf import HFPolicy
 from gymverse.run.plan import TurnSample
 from gymverse.rollout import Turn
 from gymverse.train.args import TrainArgs
-from gymverse.train.update import PolicyUpdate
+from gymverse.run.update import PolicyUpdate
 
 
 @pytest.fixture
@@ -56,3 +56,22 @@ def test_each_micro_batch_holds_the_replies_to_one_prompt(micro_model, samples, 
     monkeypatch.setattr(hf, "sequence_logprobs", spy)
     trained(micro_model, samples, per_device=4)
     assert [len(prompts) for prompts in seen] == [1, 1]
+
+
+def test_reference_kl_sums_the_per_token_kl_of_each_reply(micro_model, samples):
+    from gymverse.perpo import kl_penalty
+
+    model = HFPolicy(micro_model, seed=0, num_threads=1).model
+    settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=3)
+    same = PolicyUpdate(model, 256, settings, total_updates=1, reference=model).reference_kl(samples, "low_var_kl")
+    assert same == pytest.approx([0.0] * 8, abs=1e-5)  # sampled by the reference itself
+    other = HFPolicy(micro_model, seed=0, num_threads=1).model
+    with torch.no_grad():
+        for parameter in other.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    kls = PolicyUpdate(model, 256, settings, total_updates=1, reference=other).reference_kl(samples, "kl")
+    for sample, kl in zip(samples, kls):
+        ref = hf.sequence_logprobs(other, [sample.turn.prompt_ids], [sample.turn.response_ids], 1.0, 256)
+        expected = kl_penalty(torch.tensor([sample.turn.logprobs]), ref, torch.ones_like(ref), "kl").sum().item()
+        assert kl == pytest.approx(expected, abs=1e-4)
+    assert any(abs(kl) > 1e-3 for kl in kls)

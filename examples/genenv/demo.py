@@ -54,12 +54,12 @@ def warm_starts(options) -> tuple[Path, Path]:
 
 def make_warm_start(options, side: str) -> str:
     """The agent's (``side="agent"``) or the environment policy's warm start, unless a previous run made it."""
-    from gymverse.genenv.loop import warm_start_environment
+    from gymverse.genenv.game_space import warm_start_environment
     from gymverse.genenv.specs import game_info
     from gymverse.policy.tiny import resolve_pretrain
     from gymverse.rollout import split_env_ids
     from gymverse.run.sft import warm_start
-    from gymverse.train.update import prepare_torch
+    from gymverse.run.update import prepare_torch
 
     path = warm_starts(options)[0 if side == "agent" else 1]
     if (path / "config.json").is_file():

@@ -89,7 +89,7 @@ class Workflow:
 
 def run_workflow(workflow: Workflow, log: Callable[[str], None] = print) -> list[str]:
     """Evaluate every checkpoint on every category; return the ``<model folder>/<category>`` runs that failed."""
-    from gymverse.run.config import register_env_dirs
+    from gymverse.run.prepare import register_env_dirs
 
     register_env_dirs(workflow, log=log)
     taken: set[str] = set()

@@ -46,7 +46,7 @@ class EvalSelection(EnvSelection):
     """Register this folder's games (GymVerse's gem/gem/envs/example) so the ids can name them; jailed unless --trusted."""
 
     def resolve(self, log: Callable[[str], None] = print) -> list[str]:
-        from gymverse.run.config import register_env_dirs
+        from gymverse.run.prepare import register_env_dirs
 
         register_env_dirs(self, log=log)
         return super().resolve(log)

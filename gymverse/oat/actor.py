@@ -21,11 +21,12 @@ from gymverse.oat.records import GameTransition
 from gymverse.oat.settings import global_actor_id
 from gymverse.oat.transitions import play_step
 from gymverse.rollout import Episode, collect_episodes, make_env_group
-from gymverse.run.config import eval_env_ids, eval_settings, register_env_dirs, train_env_ids, wrappers_spec
+from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.curriculum import apply_levels
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import env_group_seed
+from gymverse.run.prepare import register_env_dirs
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
 

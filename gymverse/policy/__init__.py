@@ -70,12 +70,13 @@ def load_policy(
     num_threads: int | None = None,
     chat: bool = False,
     timeout_s: float = 120.0,
+    retries: int = 3,
 ) -> Policy:
     """The policy that ``spec`` names (see the module docstring); sampling settings apply to models.
 
     ``num_threads`` caps torch's CPU threads while a Hugging Face model samples (None: torch's default).
-    ``chat`` and ``timeout_s`` apply to ``openai:`` endpoints: the chat API instead of completions, and
-    how long one request may take.
+    ``chat``, ``timeout_s`` and ``retries`` apply to ``openai:`` endpoints: the chat API instead of completions,
+    how long one request may take, and how often a failed request is tried again.
     """
     check_policy(spec)
     kind, _, rest = spec.partition(":")
@@ -92,6 +93,7 @@ def load_policy(
         return OpenAICompatiblePolicy(
             base_url, model, api_key=api_key, temperature=temperature, top_p=top_p,
             max_tokens=generate_max_length, stop_at_box=stop_at_box, chat=chat, timeout=timeout_s,
+            retries=retries,
         )
     sampling = dict(
         temperature=temperature, top_p=top_p, max_model_len=max_model_len,

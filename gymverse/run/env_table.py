@@ -7,6 +7,7 @@ ranks (the OAT learner passes its DeepSpeed strategy's all-reduce; one process p
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,3 +72,8 @@ def per_env_advantages(
     if sum_across_ranks is not None:
         moments = np.asarray(sum_across_ranks(moments), dtype=np.float64)
     return normalize_per_env(returns, env_ids, table.moments_dict(moments), eps=eps)
+
+
+def advantages_of(samples: Sequence[Any], table: EnvTable, normalize: bool = True) -> list[float]:
+    """PERPO advantages of one process's batch of ``TurnSample`` s: returns normalized per environment."""
+    return per_env_advantages([s.ret for s in samples], [s.env_id for s in samples], table, normalize=normalize).tolist()

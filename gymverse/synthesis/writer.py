@@ -1,6 +1,5 @@
 """The writer model: any chat-capable policy spec, asked one prompt at a time from many threads."""
 
-import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -31,10 +30,6 @@ class Writer:
         if spec.partition(":")[0] in SCRIPTED_SPECS:
             raise BadInput(f"--model {spec}: a writer must be a language model (openai:URL#MODEL, vllm:PATH "
                            "or a Hugging Face folder)")
-        # No log line per request between the progress bars (a filter: imported packages reset levels); the
-        # openai client logs through httpx or, in some versions, httpx2.
-        for name in ("httpx", "httpx2"):
-            logging.getLogger(name).addFilter(lambda record: record.levelno >= logging.WARNING)
         self.remote = spec.startswith("openai:")
         self.policy = load_policy(spec, temperature=temperature, generate_max_length=max_tokens, api_key=api_key,
                                   chat=True, timeout_s=timeout_s)
