@@ -52,9 +52,15 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
         label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
             first_row = i == 0
-            table.add_row(label if first_row else "", game_domain(cls) if first_row else "",
-                          str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
-                          end_section=i == len(params) - 1)
+            table.add_row(
+                label if first_row else "",
+                game_domain(cls) if first_row else "",
+                str(highest_complexity(env_id) or "-") if first_row else "",
+                name,
+                str(first),
+                str(tenth),
+                end_section=i == len(params) - 1,
+            )
     console.print(table)
 
 
@@ -143,8 +149,9 @@ def check(
         where = f" ({Path(file).name})" if file else ""
         console.print(f"[{VERDICT_STYLE[verdict]}]{verdict:<18}[/] {escape(env_id)}{escape(where)}", highlight=False)
         for problem in problems:
-            console.print(f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning")
-                          else None)
+            console.print(
+                f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning") else None
+            )
 
     here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
     if here.ids or here.all or here.dir or not envs.dir:  # (with nothing named, resolve says what to name)
@@ -156,8 +163,10 @@ def check(
 
         problem = jail_problem()
         if problem:
-            raise BadInput(f"--dir {envs.dir} is not trusted and no jail can be made here: {problem}; "
-                           "--trusted imports your own games into this process")
+            raise BadInput(
+                f"--dir {envs.dir} is not trusted and no jail can be made here: {problem}; "
+                "--trusted imports your own games into this process"
+            )
 
         def show(verdict: FileVerdict) -> None:
             nonlocal broken
@@ -173,10 +182,15 @@ def check(
 
         with _file_progress() as progress:
             task = progress.add_task("checking files", total=None)
-            judgement = judge_folder(envs.dir, levels=levels[:10], seeds=min(seeds, 3), workers=workers,
-                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0,
-                                                   memory_mb=memory_mb),
-                                     resume=not fresh, on_verdict=show)
+            judgement = judge_folder(
+                envs.dir,
+                levels=levels[:10],
+                seeds=min(seeds, 3),
+                workers=workers,
+                limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0, memory_mb=memory_mb),
+                resume=not fresh,
+                on_verdict=show,
+            )
         for entry, why in judgement.bad.items():
             broken += 1
             row("-", entry, "FAIL", [why])
@@ -185,8 +199,9 @@ def check(
         if judgement.resumed:
             console.print(f"[dim]{judgement.resumed} files were judged by an earlier run (--fresh: judge again)[/dim]")
     if failed:
-        console.print(f"[red]{failed} of {rows} failed[/red]" + (f" ({broken} could not be imported or built)"
-                                                                 if broken else ""))
+        console.print(
+            f"[red]{failed} of {rows} failed[/red]" + (f" ({broken} could not be imported or built)" if broken else "")
+        )
     if failed - (broken if tolerate_broken_files else 0) > 0:
         sys.exit(1)
 
@@ -194,8 +209,14 @@ def check(
 def _file_progress():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
 
 
 def train() -> None:

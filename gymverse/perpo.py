@@ -58,7 +58,10 @@ def mean_std(count: int, total: float, squares: float) -> tuple[float, float]:
 
 
 def normalize_per_env(
-    values: Sequence[float], env_ids: Sequence[str], moments: Mapping | None = None, eps: float = 1e-9,
+    values: Sequence[float],
+    env_ids: Sequence[str],
+    moments: Mapping | None = None,
+    eps: float = 1e-9,
 ) -> np.ndarray:
     """``(G - mean_e) / (std_e + eps)`` for each value, with ``e`` its environment.
 
@@ -123,8 +126,9 @@ def ppo_clip_loss(
 KL_ESTIMATORS = ("low_var_kl", "kl", "abs", "mse")
 
 
-def kl_penalty(logprobs: torch.Tensor, ref_logprobs: torch.Tensor, mask: torch.Tensor,
-               estimator: str = "low_var_kl") -> torch.Tensor:
+def kl_penalty(
+    logprobs: torch.Tensor, ref_logprobs: torch.Tensor, mask: torch.Tensor, estimator: str = "low_var_kl"
+) -> torch.Tensor:
     """Per-token estimate of KL(policy || reference), zero where ``mask`` is 0, by veRL's estimators:
 
     * ``low_var_kl`` (k3): ``exp(d) - d - 1`` with ``d = ref - policy``, non-negative, unbiased for samples drawn

@@ -63,7 +63,9 @@ def apply_template(name: str, observation: str, tokenizer: Any = None) -> str:
         if tokenizer is None or not getattr(tokenizer, "chat_template", None):
             raise ValueError("the 'chat' prompt template needs a tokenizer that has a chat template")
         return tokenizer.apply_chat_template(
-            [{"role": "user", "content": observation}], tokenize=False, add_generation_prompt=True,
+            [{"role": "user", "content": observation}],
+            tokenize=False,
+            add_generation_prompt=True,
         )
     return TEMPLATES[name].format(observation=observation)
 
@@ -261,7 +263,9 @@ def collect_episodes(
                 continue
         indices = list(prompts)
         generations = policy.generate(
-            [prompts[i] for i in indices], envs=[envs[i].unwrapped for i in indices], stop_at_box=stop_at_box,
+            [prompts[i] for i in indices],
+            envs=[envs[i].unwrapped for i in indices],
+            stop_at_box=stop_at_box,
             rngs=[streams[i] for i in indices] if sample_seeds is not None else None,
         )
         actions = {i: invalid_action if g.truncated else g.text for i, g in zip(indices, generations)}
@@ -283,8 +287,12 @@ def collect_episodes(
 
 def _turn(prompt: str, generation: Generation, reward: float) -> Turn:
     return Turn(
-        prompt=prompt, response=generation.text, prompt_ids=list(generation.prompt_ids),
-        response_ids=list(generation.response_ids), logprobs=list(generation.logprobs), reward=reward,
+        prompt=prompt,
+        response=generation.text,
+        prompt_ids=list(generation.prompt_ids),
+        response_ids=list(generation.response_ids),
+        logprobs=list(generation.logprobs),
+        reward=reward,
         invalid=generation.truncated,
     )
 

@@ -11,32 +11,35 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_cli import run  # the command line, its exit status and output
 
 import gymverse  # noqa: F401  (registers the library)
+from gymverse import cli
+from gymverse.errors import BadInput
 from gymverse.evaluation import SweepConfig, difficulty_band, pass_at_k, progressive_levels, run_sweep
 from gymverse.evaluation.checkpoints import checkpoint_name, find_checkpoints, read_checkpoint_list
-from gymverse import cli
 from gymverse.evaluation.compare import compare_runs
 from gymverse.evaluation.options import EnvSelection, SweepOptions
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize
 from gymverse.evaluation.sweep import load, play_instances
-from gymverse.errors import BadInput
 from gymverse.policy import Generation, OraclePolicy, RandomPolicy
-from test_cli import run  # the command line, its exit status and output
 
 ENV = "gymverse:PeakFinder"
 ROOT = Path(__file__).parents[1]
 
 
-@pytest.mark.parametrize("n, c, k, expected", [
-    (5, 2, 1, 2 / 5),
-    (5, 2, 2, 1 - 3 / 10),  # C(3,2) / C(5,2)
-    (10, 3, 5, 1 - 21 / 252),  # C(7,5) / C(10,5)
-    (4, 0, 2, 0.0),
-    (4, 4, 1, 1.0),
-    (4, 2, 3, 1.0),  # fewer failures than draws: a success is certain
-])
+@pytest.mark.parametrize(
+    "n, c, k, expected",
+    [
+        (5, 2, 1, 2 / 5),
+        (5, 2, 2, 1 - 3 / 10),  # C(3,2) / C(5,2)
+        (10, 3, 5, 1 - 21 / 252),  # C(7,5) / C(10,5)
+        (4, 0, 2, 0.0),
+        (4, 4, 1, 1.0),
+        (4, 2, 3, 1.0),  # fewer failures than draws: a success is certain
+    ],
+)
 def test_pass_at_k_matches_hand_computed_values(n, c, k, expected):
     assert pass_at_k(n, c, k) == pytest.approx(expected)
 
@@ -67,8 +70,17 @@ def test_difficulty_bands_split_at_0_7_and_0_3():
 
 
 def attempt(instance, success, turns=2, format_errors=0, ended_by="terminated"):
-    return {"env_id": "e", "domain": "d", "level": 1, "instance": instance, "success": success,
-            "return": float(success), "turns": turns, "format_errors": format_errors, "ended_by": ended_by}
+    return {
+        "env_id": "e",
+        "domain": "d",
+        "level": 1,
+        "instance": instance,
+        "success": success,
+        "return": float(success),
+        "turns": turns,
+        "format_errors": format_errors,
+        "ended_by": ended_by,
+    }
 
 
 def test_summary_averages_pass_at_k_over_instances():
@@ -105,8 +117,9 @@ def test_oracle_sweep_succeeds_everywhere_and_writes_every_record(tmp_path):
 
 def test_random_play_fails_more_often_at_a_high_level(tmp_path):
     # 50 episodes per level: random play wins about one level-1 episode in eight, far fewer at level 10
-    summary = run_sweep(small_config("random", levels=[1, 10], instances=25, seed=3), tmp_path,
-                        policy=RandomPolicy(seed=0))
+    summary = run_sweep(
+        small_config("random", levels=[1, 10], instances=25, seed=3), tmp_path, policy=RandomPolicy(seed=0)
+    )
     levels = summary["envs"][ENV]["levels"]
     assert levels[1]["success_rate"] > levels[10]["success_rate"]
 
@@ -178,15 +191,22 @@ def cut_points(full):
     instance records (the batch is played again, and only its missing instances logged)."""
     text = (full / "records.jsonl").read_bytes()
     lines = text.splitlines(keepends=True)
-    ends = [sum(map(len, lines[:n + 1])) for n in range(len(lines))]
+    ends = [sum(map(len, lines[: n + 1])) for n in range(len(lines))]
     kinds = [json.loads(line)["type"] for line in lines]
     inside = next(ends[n] for n in range(len(lines) - 1) if kinds[n] == kinds[n + 1] == "instance")
     between = next(ends[n] for n in range(len(lines) - 1) if kinds[n] == "instance" and kinds[n + 1] == "attempt")
     return [len(text) // 3 + 5, between, inside, len(text) - 40]
 
 
-RESUMABLE_EPSILON = dict(env_ids=[ENV, "gymverse:GridCourier"], policy="epsilon:0.3", levels=[1, 6], instances=5,
-                         attempts=3, batch_instances=2, seed=7)
+RESUMABLE_EPSILON = dict(
+    env_ids=[ENV, "gymverse:GridCourier"],
+    policy="epsilon:0.3",
+    levels=[1, 6],
+    instances=5,
+    attempts=3,
+    batch_instances=2,
+    seed=7,
+)
 
 
 @pytest.mark.parametrize("stops", [[9], [15], [40], [4, 25, 3]])
@@ -230,15 +250,32 @@ class ModelPicksMoves:
         from gymverse.env.players import random_move
 
         replies = self.model.generate(prompts, envs, stop_at_box, rngs)
-        return [Generation(env.oracle_action() if r.response_ids[0] % 2 == 0
-                           else random_move(env, random.Random(sum(r.response_ids))),
-                           r.prompt_ids, r.response_ids, r.logprobs)
-                for r, env in zip(replies, envs)]
+        return [
+            Generation(
+                env.oracle_action()
+                if r.response_ids[0] % 2 == 0
+                else random_move(env, random.Random(sum(r.response_ids))),
+                r.prompt_ids,
+                r.response_ids,
+                r.logprobs,
+            )
+            for r, env in zip(replies, envs)
+        ]
 
 
 def tiny_config(tiny_dir):
-    return SweepConfig(env_ids=[ENV], policy=str(tiny_dir), levels=[1, 4], instances=3, attempts=2,
-                       batch_instances=2, template="no", wrappers="", generate_max_length=4, seed=5)
+    return SweepConfig(
+        env_ids=[ENV],
+        policy=str(tiny_dir),
+        levels=[1, 4],
+        instances=3,
+        attempts=2,
+        batch_instances=2,
+        template="no",
+        wrappers="",
+        generate_max_length=4,
+        seed=5,
+    )
 
 
 def tiny_picks_moves(config):
@@ -295,27 +332,35 @@ def test_compare_ranks_the_solver_above_random_play(tmp_path):
 
 def evaluate_checkpoints():
     """The module of ``Evaluation/evaluate_checkpoints.py`` (a script, not a package module)."""
-    spec = importlib.util.spec_from_file_location("evaluate_checkpoints", ROOT / "Evaluation" / "evaluate_checkpoints.py")
+    spec = importlib.util.spec_from_file_location(
+        "evaluate_checkpoints", ROOT / "Evaluation" / "evaluate_checkpoints.py"
+    )
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ([ENV + "x"], "unknown environment id 'gymverse:PeakFinderx' (did you mean gymverse:PeakFinder?)"),
-    ([ENV, "--policy", "epsilon:lots"], "--policy 'epsilon:lots': write epsilon:P"),
-    ([ENV, "--policy", "/no/such/model"], "--policy '/no/such/model' is not a Hugging Face model folder"),
-    ([ENV, "--attempts", "2", "--k", "4"], "pass@k needs 1 <= k <= --attempts (2), got --k 4"),
-    ([ENV, "--levels", "0", "3"], "--levels must be integers >= 1"),
-    ([ENV, "--num-levels", "0"], "--num-levels must be >= 1"),
-    ([ENV, "--instances", "0"], "--instances must be >= 1"),
-    ([ENV, "--template", "qwen3-game"], "--template: unknown prompt template 'qwen3-game' (did you mean qwen3_game?)"),
-    ([ENV, "--wrappers", "concat,nope"], "--wrappers: unknown wrapper 'nope'; GEM has"),
-    ([ENV, "--top-p", "0"], "--top-p must be in (0, 1]"),
-    ([ENV, "--cpu-threads", "-1"], "--cpu-threads must be >= 0"),
-    ([ENV, "--device", "gpu"], "--device 'gpu': write cpu, cuda or cuda:N"),
-    ([], "--all"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ([ENV + "x"], "unknown environment id 'gymverse:PeakFinderx' (did you mean gymverse:PeakFinder?)"),
+        ([ENV, "--policy", "epsilon:lots"], "--policy 'epsilon:lots': write epsilon:P"),
+        ([ENV, "--policy", "/no/such/model"], "--policy '/no/such/model' is not a Hugging Face model folder"),
+        ([ENV, "--attempts", "2", "--k", "4"], "pass@k needs 1 <= k <= --attempts (2), got --k 4"),
+        ([ENV, "--levels", "0", "3"], "--levels must be integers >= 1"),
+        ([ENV, "--num-levels", "0"], "--num-levels must be >= 1"),
+        ([ENV, "--instances", "0"], "--instances must be >= 1"),
+        (
+            [ENV, "--template", "qwen3-game"],
+            "--template: unknown prompt template 'qwen3-game' (did you mean qwen3_game?)",
+        ),
+        ([ENV, "--wrappers", "concat,nope"], "--wrappers: unknown wrapper 'nope'; GEM has"),
+        ([ENV, "--top-p", "0"], "--top-p must be in (0, 1]"),
+        ([ENV, "--cpu-threads", "-1"], "--cpu-threads must be >= 0"),
+        ([ENV, "--device", "gpu"], "--device 'gpu': write cpu, cuda or cuda:N"),
+        ([], "--all"),
+    ],
+)
 def test_eval_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, capsys, arguments, message):
     argv = ["eval", "--policy", "oracle", "--output", str(tmp_path / "out"), *arguments]
     code, out = run(argv, capsys)
@@ -347,7 +392,9 @@ def test_evaluate_checkpoints_refuses_a_bad_list_entry_before_loading_anything(t
     with pytest.raises(SystemExit) as exit_info:
         script.main(envs=EnvSelection([ENV]), checkpoints=listing, output=tmp_path / "out")
     assert exit_info.value.code == 2
-    assert f"--checkpoints {listing}: 'runs/nowhere/step_1' is not a Hugging Face model folder" in capsys.readouterr().out
+    assert (
+        f"--checkpoints {listing}: 'runs/nowhere/step_1' is not a Hugging Face model folder" in capsys.readouterr().out
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -357,8 +404,9 @@ def test_the_cpu_thread_setting_reaches_torch_while_the_model_samples(tmp_path, 
 
     from gymverse.evaluation.sweep import load
 
-    config = SweepConfig([ENV], str(micro_model), levels=[1], instances=1, attempts=1, generate_max_length=4,
-                         cpu_threads=threads)
+    config = SweepConfig(
+        [ENV], str(micro_model), levels=[1], instances=1, attempts=1, generate_max_length=4, cpu_threads=threads
+    )
     policy = load(config.policy, config)
     seen = []
     policy.model.register_forward_hook(lambda *_: seen.append(torch.get_num_threads()))
@@ -393,17 +441,25 @@ def test_a_model_checkpoint_is_scored_for_format_errors_and_context_overflow(tmp
     from gymverse.policy.tiny import build_tiny_model
 
     model = str(build_tiny_model(tmp_path / "model"))
-    cramped = run_sweep(SweepConfig([ENV], model, levels=[1], instances=1, attempts=2, max_model_len=32,
-                                    generate_max_length=4), tmp_path / "cramped")
+    cramped = run_sweep(
+        SweepConfig([ENV], model, levels=[1], instances=1, attempts=2, max_model_len=32, generate_max_length=4),
+        tmp_path / "cramped",
+    )
     assert cramped["overall"]["context_overflow_rate"] == 1.0 and cramped["overall"]["success_rate"] == 0.0
-    terse = run_sweep(SweepConfig([ENV], model, levels=[1], instances=1, attempts=1, template="no", wrappers="",
-                                  generate_max_length=4), tmp_path / "terse")
+    terse = run_sweep(
+        SweepConfig(
+            [ENV], model, levels=[1], instances=1, attempts=1, template="no", wrappers="", generate_max_length=4
+        ),
+        tmp_path / "terse",
+    )
     assert terse["overall"]["format_error_rate"] == 1.0  # four tokens cannot hold a \boxed{} command
     assert terse["overall"]["mean_turns"] > 1 and terse["overall"]["mean_return"] < 0
 
 
 def test_checkpoint_result_folders_get_short_unique_names():
     taken: set[str] = set()
-    names = [checkpoint_name(Path(p), taken) for p in
-             ("runs/a/saved_models/step_00002", "runs/b/saved_models/step_00002", "epsilon:0.3", "tiny", "tiny")]
+    names = [
+        checkpoint_name(Path(p), taken)
+        for p in ("runs/a/saved_models/step_00002", "runs/b/saved_models/step_00002", "epsilon:0.3", "tiny", "tiny")
+    ]
     assert names == ["step_00002", "saved_models_step_00002", "epsilon_0.3", "tiny", "tiny-2"]

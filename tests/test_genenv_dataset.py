@@ -11,13 +11,20 @@ from gymverse.genenv.rewrite import DEFAULT_TASK_TEMPLATE, load_task_parser, loa
 from gymverse.genenv.verifiers import arithmetic_value, listed_tools, select_verifier, verify_math, verify_tool_call
 
 ROWS = [
-    {"data_source": "toy_math", "prompt": [{"role": "system", "content": "Be brief."},
-                                           {"role": "user", "content": "What is 2 + 2?"}],
-     "ability": "math", "reward_model": {"ground_truth": "4", "style": "rule"},
-     "extra_info": {"index": 0, "split": "train"}},
-    {"data_source": "toy_math", "prompt": [{"role": "user", "content": "What is 3 * 5?"}],
-     "ability": "math", "reward_model": {"ground_truth": "15", "style": "rule"},
-     "extra_info": {"index": 1, "split": "train"}},
+    {
+        "data_source": "toy_math",
+        "prompt": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2 + 2?"}],
+        "ability": "math",
+        "reward_model": {"ground_truth": "4", "style": "rule"},
+        "extra_info": {"index": 0, "split": "train"},
+    },
+    {
+        "data_source": "toy_math",
+        "prompt": [{"role": "user", "content": "What is 3 * 5?"}],
+        "ability": "math",
+        "reward_model": {"ground_truth": "15", "style": "rule"},
+        "extra_info": {"index": 1, "split": "train"},
+    },
 ]
 
 
@@ -54,15 +61,23 @@ def test_string_prompts_and_typed_ground_truths(tmp_path):
     assert row is None and "int64" in reason
 
 
-@pytest.mark.parametrize("rows, message", [
-    ([{"prompt": "q", "answer": "a"}], "missing column.*reward_model"),
-    ([{"question": "q", "reward_model": {"ground_truth": "a"}}], "missing column.*prompt"),
-    ([{"prompt": "q", "reward_model": {"style": "rule"}}], "row 0: reward_model has no ground_truth"),
-    ([{"prompt": [{"role": "system", "content": "s"}], "reward_model": {"ground_truth": "a"}}], "row 0: prompt"),
-    ([{"prompt": "q", "reward_model": {"ground_truth": "a"}}, {"prompt": "r", "reward_model": {"ground_truth": " "}}],
-     "row 1: reward_model.ground_truth is empty"),
-    ([{"prompt": "q", "reward_model": {"ground_truth": []}}], "row 0: reward_model.ground_truth is empty"),
-])
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([{"prompt": "q", "answer": "a"}], "missing column.*reward_model"),
+        ([{"question": "q", "reward_model": {"ground_truth": "a"}}], "missing column.*prompt"),
+        ([{"prompt": "q", "reward_model": {"style": "rule"}}], "row 0: reward_model has no ground_truth"),
+        ([{"prompt": [{"role": "system", "content": "s"}], "reward_model": {"ground_truth": "a"}}], "row 0: prompt"),
+        (
+            [
+                {"prompt": "q", "reward_model": {"ground_truth": "a"}},
+                {"prompt": "r", "reward_model": {"ground_truth": " "}},
+            ],
+            "row 1: reward_model.ground_truth is empty",
+        ),
+        ([{"prompt": "q", "reward_model": {"ground_truth": []}}], "row 0: reward_model.ground_truth is empty"),
+    ],
+)
 def test_bad_parquet_files_are_named_with_the_reason(tmp_path, rows, message):
     path = tmp_path / "bad.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
@@ -86,8 +101,12 @@ def test_empty_missing_and_unreadable_files(tmp_path):
 
 def test_task_text_reads_the_last_user_message():
     assert task_text("plain") == "plain"
-    assert task_text([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
-                      {"role": "user", "content": "c"}]) == "c"
+    assert (
+        task_text(
+            [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
+        )
+        == "c"
+    )
     assert task_text([{"role": "system", "content": "s"}]) is None
 
 
@@ -103,14 +122,15 @@ def test_parse_new_task():
 
 def test_template_and_parser_are_replaceable(tmp_path, monkeypatch):
     good = tmp_path / "template.txt"
-    good.write_text("Rewrite {task} (answer {answer}) as JSON {{\"q\": ..., \"a\": ...}}")
+    good.write_text('Rewrite {task} (answer {answer}) as JSON {{"q": ..., "a": ...}}')
     assert load_task_template(str(good)).startswith("Rewrite {task}")
     bad = tmp_path / "bad.txt"
     bad.write_text("Rewrite {question}")
     with pytest.raises(BadInput, match="--task_template"):
         load_task_template(str(bad))
-    (tmp_path / "my_parser.py").write_text("def parse(text):\n    q, _, a = text.partition('=>')\n"
-                                          "    return (q.strip(), a.strip()) if a else None\n")
+    (tmp_path / "my_parser.py").write_text(
+        "def parse(text):\n    q, _, a = text.partition('=>')\n    return (q.strip(), a.strip()) if a else None\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert load_task_parser("my_parser:parse")("1+1 => 2") == ("1+1", "2")
     with pytest.raises(BadInput, match="--task_parser"):
@@ -129,9 +149,11 @@ def test_math_verifier_rederives_arithmetic():
     assert "math-verify" in verify_math("", "How many legs has a spider?", "eight legs")
 
 
-TOOLS = ('You may call these tools:\n<tools>\n[{"type": "function", "function": {"name": "get_weather", "parameters": '
-         '{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, '
-         '"required": ["city"]}}}]\n</tools>')
+TOOLS = (
+    'You may call these tools:\n<tools>\n[{"type": "function", "function": {"name": "get_weather", "parameters": '
+    '{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, '
+    '"required": ["city"]}}}]\n</tools>'
+)
 
 
 def test_tool_call_verifier_checks_calls_against_the_prompts_tools():
@@ -192,7 +214,7 @@ def test_prompts_over_the_limit_are_refused_dropped_or_cut_as_verl_does(tmp_path
     space.attach(Side("agent", Agent()))
     assert [len(row["prompt"]) for row in space.rows] == [10, 20] and len(space.order) == 2
     assert "dropped 2 of 4 rows longer than --max_prompt_length 100 tokens" in capsys.readouterr().out
-    for truncation, kept in (("left", "x" * 100), ("right", "x" * 100)):
+    for truncation in ("left", "right"):
         agent = Agent()
         space = space_for(path, max_prompt_length=100, truncation=truncation)
         space.attach(Side("agent", agent))
@@ -210,8 +232,9 @@ def test_validation_answers_val_n_replies_val_batch_size_prompts_at_a_time(tmp_p
 
     rows = [{"prompt": "x" * n, "reward_model": {"ground_truth": str(n if n % 2 else -1)}} for n in range(1, 6)]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "val.parquet")
-    space = space_for(long_rows(tmp_path), val_files=str(tmp_path / "val.parquet"), val_n=3, val_batch_size=2,
-                      max_prompt_length=400)
+    space = space_for(
+        long_rows(tmp_path), val_files=str(tmp_path / "val.parquet"), val_n=3, val_batch_size=2, max_prompt_length=400
+    )
     agent = Agent()
     space.attach(Side("agent", agent))
     files = RunFiles(tmp_path / "run", extra_logs=("eval_metrics.jsonl",))

@@ -1,7 +1,6 @@
 """A GenEnv run that survives its user: failing endpoints, a full disk, bad rows; each one line and a resumable run."""
 
 import errno
-import json
 
 import pytest
 
@@ -60,9 +59,24 @@ def endpoint_script(fault: dict | None) -> Script:
 
 
 def endpoint_run(url: str, out, *extra: str) -> list[str]:
-    return games_argv("oracle", f"openai:{url}#scripted", out, "--env_prompt_template", "no", "--steps_per_epoch",
-                      "4", "--save_steps", "1", "--eval_n", "1", "--request_timeout", "0.5", "--request_retries", "1",
-                      *extra)
+    return games_argv(
+        "oracle",
+        f"openai:{url}#scripted",
+        out,
+        "--env_prompt_template",
+        "no",
+        "--steps_per_epoch",
+        "4",
+        "--save_steps",
+        "1",
+        "--eval_n",
+        "1",
+        "--request_timeout",
+        "0.5",
+        "--request_retries",
+        "1",
+        *extra,
+    )
 
 
 def same_logs(run, straight, names=("genenv_metrics.jsonl", "generated_tasks.jsonl", "episode_details.jsonl")):
@@ -72,7 +86,8 @@ def same_logs(run, straight, names=("genenv_metrics.jsonl", "generated_tasks.jso
 
 @pytest.mark.parametrize("what", FAULTS)
 def test_a_failing_environment_endpoint_stops_the_run_in_one_line_and_resume_ends_it_as_if_nothing_happened(
-        tmp_path, capsys, what):
+    tmp_path, capsys, what
+):
     with ScriptedServer(endpoint_script(None)) as server:
         assert genenv_main(endpoint_run(server.url, tmp_path / "a")) == 0
     capsys.readouterr()
@@ -107,8 +122,10 @@ def test_a_full_disk_is_one_line_and_the_last_save_stays_whole(tmp_path, monkeyp
             return real_save(state, path)
         with open(path, "wb") as file:
             file.write(b"half a state")
-        raise RuntimeError("[enforce fail at inline_container.cc:672] . PytorchStreamWriter failed writing file "
-                           "data/0: file write failed\nmore torch lines")
+        raise RuntimeError(
+            "[enforce fail at inline_container.cc:672] . PytorchStreamWriter failed writing file "
+            "data/0: file write failed\nmore torch lines"
+        )
 
     monkeypatch.setattr(torch, "save", save_until_the_disk_is_full)
     capsys.readouterr()
@@ -117,8 +134,10 @@ def test_a_full_disk_is_one_line_and_the_last_save_stays_whole(tmp_path, monkeyp
     run = tmp_path / "b" / "t"
     [line] = [line for line in out.splitlines() if line.startswith("error:")]
     assert line.startswith(f"error: cannot save step 3 in {run} (") and "MB free on its disk): [enforce fail" in line
-    assert line.endswith(f"stopped at step 3 of 4: the run was last saved in {run / STATE_FILE} (step 2); the same "
-                         "command with --resume continues from it")
+    assert line.endswith(
+        f"stopped at step 3 of 4: the run was last saved in {run / STATE_FILE} (step 2); the same "
+        "command with --resume continues from it"
+    )
     assert not (run / "trainer_state.tmp").exists()
     monkeypatch.setattr(torch, "save", real_save)
     assert load_trainer_state(run)["step"] == 2
@@ -137,8 +156,10 @@ def test_a_log_line_the_disk_cannot_take_stops_the_step_and_resume_redoes_it(tmp
 
     monkeypatch.setattr(RunFiles, "append", append_until_the_disk_is_full)
     assert genenv_main(uniform_run(tmp_path / "b")) == 1
-    assert "error: step 3: [Errno 28] No space left on device; stopped at step 2 of 4: the run was last saved" in \
-        capsys.readouterr().out
+    assert (
+        "error: step 3: [Errno 28] No space left on device; stopped at step 2 of 4: the run was last saved"
+        in capsys.readouterr().out
+    )
     monkeypatch.setattr(RunFiles, "append", append)
     assert genenv_main(uniform_run(tmp_path / "b", "--resume")) == 0
     same_logs(tmp_path / "b" / "t", tmp_path / "a" / "t")
@@ -152,13 +173,37 @@ def test_a_prompt_over_the_length_limit_is_refused_at_load_by_its_row_number(mic
     rows = [{"prompt": f"What is {k} + 1?", "reward_model": {"ground_truth": str(k + 1)}} for k in range(4)]
     rows[2]["prompt"] = "x" * 1_000_000  # a 1 MB prompt
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "train.parquet")
-    argv = [f"data.train_files={tmp_path / 'train.parquet'}", f"actor_rollout_ref.model.path={micro_model}",
-            f"env_model_path={micro_model}", f"trainer.default_local_dir={tmp_path}", "--wb_run_name", "t",
-            "--generate_max_length", "4", "--prompt_template", "no"]
+    argv = [
+        f"data.train_files={tmp_path / 'train.parquet'}",
+        f"actor_rollout_ref.model.path={micro_model}",
+        f"env_model_path={micro_model}",
+        f"trainer.default_local_dir={tmp_path}",
+        "--wb_run_name",
+        "t",
+        "--generate_max_length",
+        "4",
+        "--prompt_template",
+        "no",
+    ]
     assert genenv_main(argv + ["data.max_prompt_length=64"]) == 2
     out = capsys.readouterr().out
-    assert f"error: data.train_files={tmp_path / 'train.parquet'}: row 2: its prompt is 1000000 tokens, over " \
-           "data.max_prompt_length=64; veRL refuses it too" in out and "Traceback" not in out
-    assert genenv_main(argv + ["data.max_prompt_length=64", "data.filter_overlong_prompts=True",
-                               "trainer.total_epochs=1", "data.train_batch_size=3", "genenv.enable=False"]) == 0
+    assert (
+        f"error: data.train_files={tmp_path / 'train.parquet'}: row 2: its prompt is 1000000 tokens, over "
+        "data.max_prompt_length=64; veRL refuses it too"
+        in out
+        and "Traceback" not in out
+    )
+    assert (
+        genenv_main(
+            argv
+            + [
+                "data.max_prompt_length=64",
+                "data.filter_overlong_prompts=True",
+                "trainer.total_epochs=1",
+                "data.train_batch_size=3",
+                "genenv.enable=False",
+            ]
+        )
+        == 0
+    )
     assert "dropped 1 of 4 rows longer than --max_prompt_length 64 tokens" in capsys.readouterr().out

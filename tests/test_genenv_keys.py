@@ -16,8 +16,13 @@ SCRIPT = ROOT / "scripts" / "run_genenv.sh"
 
 def script_overrides() -> list[str]:
     """The ``key=value`` tokens the launch script passes, its variables filled in."""
-    filled = {"$ENV_MODEL_PATH": "env", "$MODEL_PATH": "agent", "$TRAIN_DATA": "train.parquet",
-              "$VAL_DATA": "val.parquet", "$OUTPUT_DIR": "out"}
+    filled = {
+        "$ENV_MODEL_PATH": "env",
+        "$MODEL_PATH": "agent",
+        "$TRAIN_DATA": "train.parquet",
+        "$VAL_DATA": "val.parquet",
+        "$OUTPUT_DIR": "out",
+    }
     pairs = re.findall(r'^\s+"?([a-z][\w.]*)=(.*?)"?\s*\\$', SCRIPT.read_text(), re.M)
     values = [value.strip('"') for _, value in pairs]
     return [f"{key}={filled.get(value, value)}" for (key, _), value in zip(pairs, values)]
@@ -48,8 +53,12 @@ def test_the_launch_scripts_settings_arrive_with_verls_meaning():
     assert (args.val_batch_size, args.val_n, args.eval_temperature) == (500, 1, 0.0)
     assert (args.eval_before_train, args.eval_steps, args.save_steps, args.total_epochs) == (True, 10, 100, 20)
     assert args.gradient_checkpointing and not args.use_wb and args.genenv_enable
-    assert (args.task_space, args.pretrain, args.env_model, args.wb_run_name) == ("datasets", "agent", "env",
-                                                                                 "genenv_training")
+    assert (args.task_space, args.pretrain, args.env_model, args.wb_run_name) == (
+        "datasets",
+        "agent",
+        "env",
+        "genenv_training",
+    )
 
 
 def test_a_kl_loss_needs_use_kl_loss_as_in_verl():
@@ -69,12 +78,15 @@ def test_later_keys_win_and_flags_win_over_keys():
     assert parsed(["trainer.logger=['console','wandb']"]).use_wb
 
 
-@pytest.mark.parametrize("token, message", [
-    ("algorithm.adv_estimator=gae", "GRPO"),
-    ("actor_rollout_ref.actor.use_kl_loss=yes", "True or False"),
-    ("actor_rollout_ref.actor.ppo_mini_batch_size=0", "at least 1"),
-    ("genenv.filterin_k=0.1", "not a GenEnv key"),
-])
+@pytest.mark.parametrize(
+    "token, message",
+    [
+        ("algorithm.adv_estimator=gae", "GRPO"),
+        ("actor_rollout_ref.actor.use_kl_loss=yes", "True or False"),
+        ("actor_rollout_ref.actor.ppo_mini_batch_size=0", "at least 1"),
+        ("genenv.filterin_k=0.1", "not a GenEnv key"),
+    ],
+)
 def test_keys_that_cannot_mean_anything_here_are_refused(token, message):
     with pytest.raises(BadInput, match=message):
         genenv_argv([token])
@@ -95,25 +107,52 @@ def test_genenvs_launch_script_runs_with_its_keys_and_overrides(micro_model, tmp
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    rows = [{"prompt": [{"role": "user", "content": f"What is {k} + {k}?"}],
-             "reward_model": {"ground_truth": str(2 * k)}} for k in range(6)]
+    rows = [
+        {"prompt": [{"role": "user", "content": f"What is {k} + {k}?"}], "reward_model": {"ground_truth": str(2 * k)}}
+        for k in range(6)
+    ]
     for name in ("train", "val"):
         pq.write_table(pa.Table.from_pylist(rows), tmp_path / f"{name}.parquet")
-    env = {**os.environ, "TRAIN_DATA": str(tmp_path / "train.parquet"), "VAL_DATA": str(tmp_path / "val.parquet"),
-           "OUTPUT_DIR": str(tmp_path / "out"), "PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        "TRAIN_DATA": str(tmp_path / "train.parquet"),
+        "VAL_DATA": str(tmp_path / "val.parquet"),
+        "OUTPUT_DIR": str(tmp_path / "out"),
+        "PYTHON": sys.executable,
+    }
     done = subprocess.run(
-        ["bash", str(SCRIPT), "--model", str(micro_model), "--env-model", str(micro_model), "trainer.total_epochs=1",
-         "data.train_batch_size=3", "actor_rollout_ref.rollout.n=2", "actor_rollout_ref.actor.ppo_mini_batch_size=3",
-         "actor_rollout_ref.actor.ppo_micro_batch_size=2", "data.max_response_length=6", "data.max_prompt_length=200",
-         "--env_generate_max_length", "8"],
-        env=env, capture_output=True, text=True, timeout=600,
+        [
+            "bash",
+            str(SCRIPT),
+            "--model",
+            str(micro_model),
+            "--env-model",
+            str(micro_model),
+            "trainer.total_epochs=1",
+            "data.train_batch_size=3",
+            "actor_rollout_ref.rollout.n=2",
+            "actor_rollout_ref.actor.ppo_mini_batch_size=3",
+            "actor_rollout_ref.actor.ppo_micro_batch_size=2",
+            "data.max_response_length=6",
+            "data.max_prompt_length=200",
+            "--env_generate_max_length",
+            "8",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ignoring hardware-only keys: actor_rollout_ref.model.use_remove_padding" in done.stdout
     run = tmp_path / "out" / "genenv_training"
     config = json.loads((run / "config.json").read_text())
     assert (config["beta"], config["kl_loss_type"], config["train_batch_size"], config["alternate"]) == (
-        0.001, "low_var_kl", 6, "epoch")
+        0.001,
+        "low_var_kl",
+        6,
+        "epoch",
+    )
     metrics = [json.loads(line) for line in (run / "genenv_metrics.jsonl").read_text().splitlines()]
     assert len(metrics) == 2 and all("kl" in r["agent_update"] for r in metrics)  # the KL loss is computed
     evaluations = [json.loads(line)["step"] for line in (run / "eval_metrics.jsonl").read_text().splitlines()]

@@ -10,11 +10,22 @@ from hypothesis import strategies as st
 
 from gymverse.errors import BadInput
 from gymverse.genenv.reward_managers import (
-    EmbeddingSimilarityRewardManager, ExactToolCallRewardManager, MathRewardManager, PaperRewardManager,
-    TokenF1RewardManager, load_reward_manager, parse_tool_calls, safe_reward, token_f1,
+    EmbeddingSimilarityRewardManager,
+    ExactToolCallRewardManager,
+    MathRewardManager,
+    PaperRewardManager,
+    TokenF1RewardManager,
+    load_reward_manager,
+    parse_tool_calls,
+    safe_reward,
+    token_f1,
 )
 from gymverse.genenv.rewards import (
-    env_reward_fn, filter_prompts, learnability_reward, uncertainty_reward, within_band,
+    env_reward_fn,
+    filter_prompts,
+    learnability_reward,
+    uncertainty_reward,
+    within_band,
 )
 
 rates = st.floats(0, 1)
@@ -87,18 +98,21 @@ def test_filtering_k_keeps_the_middle(success, k):
 
 
 # -- reward managers ----------------------------------------------------------------------------
-@pytest.mark.parametrize("reply, gold, expected", [
-    (r"The answer is \boxed{\frac{2}{4}}.", "1/2", 1.0),
-    (r"\boxed{0.5}", r"\frac{1}{2}", 1.0),
-    (r"\boxed{\dfrac{1}{2}}", "0.5", 1.0),
-    (r"first \boxed{3} then \boxed{ 4 }", 4, 1.0),  # the last box counts, whitespace aside
-    (r"\boxed{4} no wait \boxed{3}", "4", 0.0),
-    (r"\boxed{(x+1)^2}", "x^2+2x+1", 1.0),
-    (r"\boxed{\sqrt{4}}", r"\boxed{2}", 1.0),
-    ("4", "4", 0.0),  # no box, no answer
-    (r"\boxed{5}", ["4", "5"], 1.0),  # any of several gold answers
-    (r"\boxed{5}", {"answer": "5"}, 1.0),
-])
+@pytest.mark.parametrize(
+    "reply, gold, expected",
+    [
+        (r"The answer is \boxed{\frac{2}{4}}.", "1/2", 1.0),
+        (r"\boxed{0.5}", r"\frac{1}{2}", 1.0),
+        (r"\boxed{\dfrac{1}{2}}", "0.5", 1.0),
+        (r"first \boxed{3} then \boxed{ 4 }", 4, 1.0),  # the last box counts, whitespace aside
+        (r"\boxed{4} no wait \boxed{3}", "4", 0.0),
+        (r"\boxed{(x+1)^2}", "x^2+2x+1", 1.0),
+        (r"\boxed{\sqrt{4}}", r"\boxed{2}", 1.0),
+        ("4", "4", 0.0),  # no box, no answer
+        (r"\boxed{5}", ["4", "5"], 1.0),  # any of several gold answers
+        (r"\boxed{5}", {"answer": "5"}, 1.0),
+    ],
+)
 def test_math_reward(reply, gold, expected):
     assert MathRewardManager().compute_reward(reply, gold) == expected
 
@@ -106,16 +120,22 @@ def test_math_reward(reply, gold, expected):
 CALL = '<tool_call>{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}</tool_call>'
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ('<tool_call>\n  {"arguments": {"days": 3,  "city": "Paris"},\n "name": "get_weather"}\n</tool_call>', 1.0),
-    ('<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\", \\"days\\": 3}"}</tool_call>', 1.0),
-    ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 4}}</tool_call>', 0.0),
-    ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>', 0.0),
-    ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3,}}</tool_call>', 0.0),  # bad JSON
-    ('<tool_call>{name: get_weather}</tool_call>', 0.0),
-    ('get_weather(city="Paris", days=3)', 0.0),
-    (CALL + CALL, 0.0),  # one call too many
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('<tool_call>\n  {"arguments": {"days": 3,  "city": "Paris"},\n "name": "get_weather"}\n</tool_call>', 1.0),
+        (
+            '<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\", \\"days\\": 3}"}</tool_call>',
+            1.0,
+        ),
+        ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 4}}</tool_call>', 0.0),
+        ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>', 0.0),
+        ('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 3,}}</tool_call>', 0.0),  # bad JSON
+        ("<tool_call>{name: get_weather}</tool_call>", 0.0),
+        ('get_weather(city="Paris", days=3)', 0.0),
+        (CALL + CALL, 0.0),  # one call too many
+    ],
+)
 def test_exact_tool_call_reward(reply, expected):
     assert ExactToolCallRewardManager().compute_reward(reply, CALL) == expected
     assert load_reward_manager("tool_call").compute_reward(reply, CALL) == expected
@@ -123,8 +143,12 @@ def test_exact_tool_call_reward(reply, expected):
 
 def test_tool_call_reward_reads_a_bare_json_ground_truth():
     gold = '{"name": "f", "arguments": {"a": [1, 2]}}'
-    assert ExactToolCallRewardManager().compute_reward(
-        '<tool_call>{"name":"f","parameters":{"a":[1,2]}}</tool_call>', gold) == 1.0
+    assert (
+        ExactToolCallRewardManager().compute_reward(
+            '<tool_call>{"name":"f","parameters":{"a":[1,2]}}</tool_call>', gold
+        )
+        == 1.0
+    )
     assert parse_tool_calls('<tool_call>{"name": "f", "arguments": [1]}</tool_call>') is None
 
 
@@ -142,8 +166,9 @@ def test_paper_rule_is_exact_for_actions_and_soft_for_text():
     assert manager.compute_reward(CALL.replace("3", "2"), CALL) == 0.0  # close is not enough for an action
     assert manager.compute_reward('{"b": 2, "a": 1}', '{"a": 1, "b": 2}') == 1.0
     assert manager.compute_reward('{"a": 1}', '{"a": 1, "b": 2}') == 0.0
-    assert manager.compute_reward("a sunny day in Paris", "sunny in Paris") == pytest.approx(token_f1(
-        "a sunny day in Paris", "sunny in Paris"))
+    assert manager.compute_reward("a sunny day in Paris", "sunny in Paris") == pytest.approx(
+        token_f1("a sunny day in Paris", "sunny in Paris")
+    )
 
 
 def test_embedding_similarity_ranks_paraphrases_above_unrelated_text():
@@ -155,7 +180,8 @@ def test_embedding_similarity_ranks_paraphrases_above_unrelated_text():
 
 
 def test_user_reward_manager_by_module_and_class(tmp_path, monkeypatch):
-    (tmp_path / "my_rewards.py").write_text(textwrap.dedent("""
+    (tmp_path / "my_rewards.py").write_text(
+        textwrap.dedent("""
         class Length:
             def compute_reward(self, generated_text, ground_truth):
                 return float(len(generated_text) == int(ground_truth))
@@ -166,7 +192,8 @@ def test_user_reward_manager_by_module_and_class(tmp_path, monkeypatch):
 
         class NotAManager:
             pass
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     manager = load_reward_manager("my_rewards:Length")
     assert manager.compute_reward("abc", "3") == 1.0
@@ -196,16 +223,19 @@ def test_safe_reward_refuses_what_is_not_a_finite_number():
 
 
 # -- GenEnv's Python API (gymverse.genenv.utils) ------------------------------------------------------------------
-@pytest.mark.parametrize("reply, gold, expected", [
-    (r"so \boxed{ 42 }", "42", 1.0),
-    (r"\boxed{\frac{1}{2}}", r"\frac{1}{2}", 1.0),  # braces nest
-    (r"\boxed{Paris}", '"paris"', 1.0),  # quotes and case aside
-    ("$7$", "7", 1.0),  # no box: the reply itself, less $...$
-    (r"\boxed{4}", {"answer": "4"}, 1.0),
-    (r"\boxed{4}", '{"answer": "4", "explanation": "2 + 2"}', 1.0),  # JSON holding the answer
-    (r"\boxed{0.5}", "1/2", 0.0),  # GenEnv's rule compares text; math-verify is the math manager's
-    (r"\boxed{}", "", 0.0),
-])
+@pytest.mark.parametrize(
+    "reply, gold, expected",
+    [
+        (r"so \boxed{ 42 }", "42", 1.0),
+        (r"\boxed{\frac{1}{2}}", r"\frac{1}{2}", 1.0),  # braces nest
+        (r"\boxed{Paris}", '"paris"', 1.0),  # quotes and case aside
+        ("$7$", "7", 1.0),  # no box: the reply itself, less $...$
+        (r"\boxed{4}", {"answer": "4"}, 1.0),
+        (r"\boxed{4}", '{"answer": "4", "explanation": "2 + 2"}', 1.0),  # JSON holding the answer
+        (r"\boxed{0.5}", "1/2", 0.0),  # GenEnv's rule compares text; math-verify is the math manager's
+        (r"\boxed{}", "", 0.0),
+    ],
+)
 def test_genenvs_reward_manager(reply, gold, expected):
     from gymverse.genenv.utils import RewardManager
 
@@ -223,22 +253,26 @@ def test_genenvs_tool_calling_rule_takes_one_matching_call_with_the_gold_argumen
     assert manager.compute_reward("<tool_call>{bad}</tool_call>" + extra, [gold]) == 1.0  # a malformed block is skipped
     assert manager.compute_reward(extra.replace("Paris", "Oslo"), gold) == 0.0
     assert manager.compute_reward("get_weather(city='Paris')", gold) == 0.0
-    assert manager._match_tool_call({"name": "f", "parameters": {"a": 1, "b": 2}},
-                                    [{"name": "f", "parameters": {"a": 1}}])
+    assert manager._match_tool_call(
+        {"name": "f", "parameters": {"a": 1, "b": 2}}, [{"name": "f", "parameters": {"a": 1}}]
+    )
     exact = ExactToolCallRewardManager()
     assert exact.compute_reward(extra, '{"name": "get_weather", "arguments": {"city": "Paris"}}') == 0.0
 
 
-@pytest.mark.parametrize("reply, gold, expected", [
-    ("I will click(bid=12) now.", "click(bid=12)", 1.0),
-    ("type( bid = 7 , value = hello )", "type(bid=7, value=hello)", 1.0),  # normalized
-    ("go_back()", {"answer": "go_back()"}, 1.0),
-    ('select_option(bid=3, options="Red")', '{"answer": "select_option(bid=3, options=\\"Red\\")"}', 1.0),
-    ("click(bid=12) then click(bid=13)", "click(bid=12)", 0.0),  # every action must be expected
-    ("click(bid=12) then click(bid=13)", ["click(bid=12)", "click(bid=13)"], 1.0),
-    ("prototype(bid=12)", "type(bid=12)", 0.0),
-    ("nothing to do", "click(bid=12)", 0.0),
-])
+@pytest.mark.parametrize(
+    "reply, gold, expected",
+    [
+        ("I will click(bid=12) now.", "click(bid=12)", 1.0),
+        ("type( bid = 7 , value = hello )", "type(bid=7, value=hello)", 1.0),  # normalized
+        ("go_back()", {"answer": "go_back()"}, 1.0),
+        ('select_option(bid=3, options="Red")', '{"answer": "select_option(bid=3, options=\\"Red\\")"}', 1.0),
+        ("click(bid=12) then click(bid=13)", "click(bid=12)", 0.0),  # every action must be expected
+        ("click(bid=12) then click(bid=13)", ["click(bid=12)", "click(bid=13)"], 1.0),
+        ("prototype(bid=12)", "type(bid=12)", 0.0),
+        ("nothing to do", "click(bid=12)", 0.0),
+    ],
+)
 def test_genenvs_action_reward_manager(reply, gold, expected):
     from gymverse.genenv.utils import ActionRewardManager
 
@@ -277,18 +311,22 @@ def test_a_subclass_of_genenvs_own_class_works_where_genenv_is_installed(tmp_pat
     package = tmp_path / "genenv" / "utils"
     package.mkdir(parents=True)
     (tmp_path / "genenv" / "__init__.py").write_text("")
-    (package / "__init__.py").write_text(textwrap.dedent('''
+    (package / "__init__.py").write_text(
+        textwrap.dedent("""
         class RewardManager:
             def __init__(self, tokenizer, num_examine: int = 0):
                 self.tokenizer, self.num_examine = tokenizer, num_examine
-    '''))
-    (tmp_path / "their_rewards.py").write_text(textwrap.dedent('''
+    """)
+    )
+    (tmp_path / "their_rewards.py").write_text(
+        textwrap.dedent("""
         from genenv.utils import RewardManager
 
         class Echo(RewardManager):
             def compute_reward(self, generated_text, ground_truth):
                 return float(generated_text.strip() == str(ground_truth))
-    '''))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     manager = load_reward_manager("their_rewards:Echo", tokenizer="tok")
     assert manager.tokenizer == "tok" and manager.compute_reward(" 4 ", 4) == 1.0

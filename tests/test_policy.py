@@ -59,7 +59,9 @@ def test_tiny_loads_through_the_auto_classes(tiny_dir, tokenizer):
     assert model.config.vocab_size == len(tokenizer) == 259
     assert tokenizer.eos_token == "<|im_end|>" and tokenizer.pad_token == "<|endoftext|>"
     prompt = tokenizer.apply_chat_template(
-        [{"role": "user", "content": "Find the peak."}], tokenize=False, add_generation_prompt=True,
+        [{"role": "user", "content": "Find the peak."}],
+        tokenize=False,
+        add_generation_prompt=True,
     )
     assert prompt == CHAT_PROMPT
     ids = tokenizer.encode(prompt, add_special_tokens=False)
@@ -122,7 +124,7 @@ def test_logprobs_are_those_of_the_sampling_distribution(tiny_dir):
     mask = response_mask(responses)
     for i, g in enumerate(generations):
         assert torch.allclose(rescored[i, : len(g.logprobs)], torch.tensor(g.logprobs), atol=1e-4)
-        assert torch.all(rescored[i, len(g.logprobs):] == 0) and mask[i].sum() == len(g.logprobs)
+        assert torch.all(rescored[i, len(g.logprobs) :] == 0) and mask[i].sum() == len(g.logprobs)
 
 
 def test_top_p_logprobs_are_renormalized_over_the_nucleus(tiny_dir):
@@ -203,7 +205,7 @@ def test_an_inverse_cdf_draw_reads_only_its_own_row():
     uniforms = torch.tensor([0.0, 0.5, 1 - 2**-53], dtype=torch.float64)  # the ends of [0, 1) too
     together = inverse_cdf_draw(probs, uniforms)
     assert together.tolist() == [1, 2, 2]  # never a token of probability zero
-    assert [inverse_cdf_draw(probs[i:i + 1], uniforms[i:i + 1]).item() for i in range(3)] == together.tolist()
+    assert [inverse_cdf_draw(probs[i : i + 1], uniforms[i : i + 1]).item() for i in range(3)] == together.tolist()
 
 
 def test_distinct_rows_keep_first_appearance_order():
@@ -220,8 +222,14 @@ def one_at_a_time(model, prompts, responses, temperature=1.0, pad_id=0):
 @pytest.mark.parametrize("lengths", [[5, 1, 7, 0, 3, 7], [1, 1, 1, 1, 1, 1]])
 def test_a_shared_prompt_read_once_scores_and_trains_as_each_row_read_whole(tiny_dir, lengths):
     model = policy(tiny_dir).model.train()
-    prompts = [list(b"What is 2 + 3?"), list(b"Hi"), list(b"What is 2 + 3?"), list(b"Hi"), list(b"Hi"),
-               list(b"What is 2 + 3?")]
+    prompts = [
+        list(b"What is 2 + 3?"),
+        list(b"Hi"),
+        list(b"What is 2 + 3?"),
+        list(b"Hi"),
+        list(b"Hi"),
+        list(b"What is 2 + 3?"),
+    ]
     responses = [list(range(40, 40 + n)) for n in lengths]  # an empty reply and replies of one token too
 
     def scored_with_gradient(score):
@@ -413,7 +421,11 @@ def test_load_policy_specs(tiny_dir):
     assert (hf.temperature, hf.max_model_len, hf.generate_max_length) == (0.5, 99, 7)
     endpoint = load_policy("openai:http://127.0.0.1:1/v1#m", generate_max_length=5)
     assert endpoint.model == "m" and endpoint.max_tokens == 5
-    for bad, message in [("epsilon:lots", "epsilon:P"), ("epsilon:2", r"in \[0, 1\]"), ("openai:nourl", "BASE_URL#MODEL")]:
+    for bad, message in [
+        ("epsilon:lots", "epsilon:P"),
+        ("epsilon:2", r"in \[0, 1\]"),
+        ("openai:nourl", "BASE_URL#MODEL"),
+    ]:
         with pytest.raises(ValueError, match=message):
             load_policy(bad)
 
@@ -450,10 +462,22 @@ class FakeCompletions(BaseHTTPRequestHandler):
         text, finish = FakeCompletions.replies[len(FakeCompletions.requests) - 1]
         if self.path.endswith("/chat/completions"):
             choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
-            payload = {"id": "c", "object": "chat.completion", "created": 0, "model": body["model"], "choices": [choice]}
+            payload = {
+                "id": "c",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+            }
         else:
             choice = {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
-            payload = {"id": "c", "object": "text_completion", "created": 0, "model": body["model"], "choices": [choice]}
+            payload = {
+                "id": "c",
+                "object": "text_completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+            }
         data = json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -477,7 +501,10 @@ def server():
 
 
 def test_openai_compatible_policy_over_http(server):
-    FakeCompletions.replies = [("I read \\boxed{read 1} and \\boxed{read 2}", "stop"), ("thinking and thinking", "length")]
+    FakeCompletions.replies = [
+        ("I read \\boxed{read 1} and \\boxed{read 2}", "stop"),
+        ("thinking and thinking", "length"),
+    ]
     agent = OpenAICompatiblePolicy(server, "tiny-model", temperature=0.3, top_p=0.9, max_tokens=17, concurrency=1)
     first, second = agent.generate(["p1", "p2"], stop_at_box=True)
     assert first.text == "I read \\boxed{read 1}" and not first.truncated
@@ -485,7 +512,10 @@ def test_openai_compatible_policy_over_http(server):
     request = FakeCompletions.requests[0]
     assert request["path"] == "/v1/completions" and request["prompt"] == "p1"
     assert (request["model"], request["temperature"], request["top_p"], request["max_tokens"]) == (
-        "tiny-model", 0.3, 0.9, 17,
+        "tiny-model",
+        0.3,
+        0.9,
+        17,
     )
 
 

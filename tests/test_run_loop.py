@@ -52,22 +52,34 @@ class Counter(RunLoop):
 
 
 def config(tmp_path, **changes) -> LoopConfig:
-    return LoopConfig(**{"save_path": str(tmp_path), "wb_run_name": "count", "eval_steps": 2, "save_steps": 4,
-                         "cpu_threads": 1, **changes})
+    return LoopConfig(
+        **{
+            "save_path": str(tmp_path),
+            "wb_run_name": "count",
+            "eval_steps": 2,
+            "save_steps": 4,
+            "cpu_threads": 1,
+            **changes,
+        }
+    )
 
 
 def counted(run_dir) -> list[dict]:
     return RunFiles(run_dir, extra_logs=Counter.logs).read("counts.jsonl")
 
 
-@pytest.mark.parametrize("eval_steps, save_steps, before, evaluated, saved", [
-    (2, 4, True, [0, 2, 4, 6], [4, 6]),
-    (0, -1, True, [0, 6], [6]),
-    (4, -1, False, [4, 6], [6]),
-])
+@pytest.mark.parametrize(
+    "eval_steps, save_steps, before, evaluated, saved",
+    [
+        (2, 4, True, [0, 2, 4, 6], [4, 6]),
+        (0, -1, True, [0, 6], [6]),
+        (4, -1, False, [4, 6], [6]),
+    ],
+)
 def test_the_cadence_of_evaluations_and_saves(tmp_path, capsys, eval_steps, save_steps, before, evaluated, saved):
-    loop = Counter(config(tmp_path, eval_steps=eval_steps, save_steps=save_steps, eval_before_train=before),
-                   progress=False)
+    loop = Counter(
+        config(tmp_path, eval_steps=eval_steps, save_steps=save_steps, eval_before_train=before), progress=False
+    )
     assert loop.run() == tmp_path / "count"
     assert (loop.evaluated, loop.saved) == (evaluated, saved)
     assert load_trainer_state(loop.run_dir)["step"] == 6
@@ -75,8 +87,9 @@ def test_the_cadence_of_evaluations_and_saves(tmp_path, capsys, eval_steps, save
 
 
 @pytest.mark.parametrize("presses, save_steps", [(1, 4), (2, 1)])
-def test_ctrl_c_finishes_or_abandons_the_step_and_resume_ends_like_an_uninterrupted_run(tmp_path, capsys, presses,
-                                                                                        save_steps):
+def test_ctrl_c_finishes_or_abandons_the_step_and_resume_ends_like_an_uninterrupted_run(
+    tmp_path, capsys, presses, save_steps
+):
     straight = Counter(config(tmp_path / "a", save_steps=save_steps), progress=False).run()
     args = config(tmp_path / "b", save_steps=save_steps)
     Counter.interrupts = {3: presses}

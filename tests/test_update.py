@@ -8,10 +8,10 @@ import torch
 
 import gymverse.policy.hf as hf
 from gymverse.policy.hf import HFPolicy
-from gymverse.run.plan import TurnSample
 from gymverse.rollout import Turn
-from gymverse.train.args import TrainArgs
+from gymverse.run.plan import TurnSample
 from gymverse.run.update import PolicyUpdate
+from gymverse.train.args import TrainArgs
 
 
 @pytest.fixture
@@ -19,15 +19,18 @@ def samples(micro_model):
     """Four replies to each of two prompts, in the order the sampler wrote them."""
     sampler = HFPolicy(micro_model, seed=0, generate_max_length=6, num_threads=1)
     prompts = ["What is 2 + 3?"] * 4 + ["Name a colour."] * 4
-    return [TurnSample(str(k // 4), Turn(p, g.text, g.prompt_ids, g.response_ids, g.logprobs, 0.0, g.truncated), 0.0)
-            for k, (p, g) in enumerate(zip(prompts, sampler.generate(prompts)))]
+    return [
+        TurnSample(str(k // 4), Turn(p, g.text, g.prompt_ids, g.response_ids, g.logprobs, 0.0, g.truncated), 0.0)
+        for k, (p, g) in enumerate(zip(prompts, sampler.generate(prompts)))
+    ]
 
 
 def trained(micro_model, samples, per_device):
     """The gradient the optimizer stepped with, and the update's statistics."""
     model = HFPolicy(micro_model, seed=0, num_threads=1).model
-    settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device,
-                                   generate_max_length=6)
+    settings = dataclasses.replace(
+        TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device, generate_max_length=6
+    )
     update = PolicyUpdate(model, 256, settings, total_updates=1)
     stepped = []
     update.optimizer.register_step_pre_hook(lambda *_: stepped.append([p.grad.clone() for p in model.parameters()]))

@@ -67,17 +67,32 @@ def sea(size: int) -> Sea:
         along_row, down_column = (1 << length) - 1, column[length]
         for i, (r, c) in enumerate(cells):
             if c + length <= size:
-                places.append(Ship(tuple((r, c + k) for k in range(length)), along_row << i,
-                                   rectangle(r - 1, c - 1, r + 1, c + length), 1 << (i - 1) if c else 0, True))
+                places.append(
+                    Ship(
+                        tuple((r, c + k) for k in range(length)),
+                        along_row << i,
+                        rectangle(r - 1, c - 1, r + 1, c + length),
+                        1 << (i - 1) if c else 0,
+                        True,
+                    )
+                )
             if r + length <= size:
-                places.append(Ship(tuple((r + k, c) for k in range(length)), down_column << i,
-                                   rectangle(r - 1, c - 1, r + length, c + 1), 1 << (i - size) if r else 0, False))
+                places.append(
+                    Ship(
+                        tuple((r + k, c) for k in range(length)),
+                        down_column << i,
+                        rectangle(r - 1, c - 1, r + length, c + 1),
+                        1 << (i - size) if r else 0,
+                        False,
+                    )
+                )
     header = "   " + " ".join(str(c % 10) for c in range(size))
     blank_map = "\n".join([header] + [f"{r:>2} " + " ".join("." * size) for r in range(size)])
     return Sea(
         cells=cells,
-        sides=tuple(tuple(index.get((r + dr, c + dc)) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)))
-                    for r, c in cells),
+        sides=tuple(
+            tuple(index.get((r + dr, c + dc)) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))) for r, c in cells
+        ),
         above_below=tuple(mask([(r - 1, c), (r + 1, c)]) for r, c in cells),
         diagonals=tuple(mask([(r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1)]) for r, c in cells),
         lattices={step: mask(cell for cell in cells if sum(cell) % step == 0) for step in (2, 3, 4)},

@@ -33,19 +33,48 @@ PLAIN = (str, int, float, list, dict, type(None))  # what a text game's reply ca
 HANG_LIMIT_S = 10.0
 
 BAD_ACTIONS: list[Any] = [
-    "", "   \n\t ", "garbage", "\\boxed{}", "\\boxed{   }", "\\boxed{xyzzy}", "\\boxed{" + "x" * 100_000 + "}",
-    "a" * 100_000, "\\boxed{" * 5_000, "}" * 5_000 + "\\boxed{", "\\boxed{{{}", "\\boxed{a}}}}", "\\boxed{\\boxed{1}}",
-    "\\boxed{{nested {braces}}}", "\\boxed{ünïcødé ☃ 日本語}", "\\boxed{\x00\x01\x02}", "\\boxed{1 2 3 4 5 6 7 8 9}",
-    "\\boxed{-1}", "\\boxed{99999999999999999999999}", "\\boxed{1e308}", "\\boxed{nan}", None, 123, 4.5, b"\\boxed{1}",
-    ["\\boxed{1}"], {"action": 1}, object(),
+    "",
+    "   \n\t ",
+    "garbage",
+    "\\boxed{}",
+    "\\boxed{   }",
+    "\\boxed{xyzzy}",
+    "\\boxed{" + "x" * 100_000 + "}",
+    "a" * 100_000,
+    "\\boxed{" * 5_000,
+    "}" * 5_000 + "\\boxed{",
+    "\\boxed{{{}",
+    "\\boxed{a}}}}",
+    "\\boxed{\\boxed{1}}",
+    "\\boxed{{nested {braces}}}",
+    "\\boxed{ünïcødé ☃ 日本語}",
+    "\\boxed{\x00\x01\x02}",
+    "\\boxed{1 2 3 4 5 6 7 8 9}",
+    "\\boxed{-1}",
+    "\\boxed{99999999999999999999999}",
+    "\\boxed{1e308}",
+    "\\boxed{nan}",
+    None,
+    123,
+    4.5,
+    b"\\boxed{1}",
+    ["\\boxed{1}"],
+    {"action": 1},
+    object(),
 ]
 
 
 def bad_actions_for(env: Any) -> list[Any]:
     """The generic hostile replies plus wrong-arity and out-of-range forms of the game's own command."""
     verb = getattr(env, "example_command", "").split(" ")[0] or "go"
-    own = [f"\\boxed{{{verb}}}", f"\\boxed{{{verb} 1 2 3 4 5 6}}", f"\\boxed{{{verb} -1}}",
-           f"\\boxed{{{verb} 1000000000}}", f"\\boxed{{{verb} abc}}", f"\\boxed{{{verb} 1.5}}"]
+    own = [
+        f"\\boxed{{{verb}}}",
+        f"\\boxed{{{verb} 1 2 3 4 5 6}}",
+        f"\\boxed{{{verb} -1}}",
+        f"\\boxed{{{verb} 1000000000}}",
+        f"\\boxed{{{verb} abc}}",
+        f"\\boxed{{{verb} 1.5}}",
+    ]
     return BAD_ACTIONS + own
 
 
@@ -82,14 +111,17 @@ class CheckReport:
         alike: dict[str, list[str]] = {}
         for r in self.failures():
             alike.setdefault(r.detail, []).append(r.name)
-        return ([f"{', '.join(names)}: {detail}" for detail, names in alike.items()]
-                + [f"warning: {r.warning}" for r in self.warnings()])
+        return [f"{', '.join(names)}: {detail}" for detail, names in alike.items()] + [
+            f"warning: {r.warning}" for r in self.warnings()
+        ]
 
     def __str__(self) -> str:
         marks = {True: "ok", False: "FAIL", None: "n/a"}
         lines = [f"{self.env_id}: {self.verdict}"]
         for r in self.results:
-            lines.append(f"  {marks[r.passed]:4} {r.name}: {r.detail}" + (f" [warning: {r.warning}]" if r.warning else ""))
+            lines.append(
+                f"  {marks[r.passed]:4} {r.name}: {r.detail}" + (f" [warning: {r.warning}]" if r.warning else "")
+            )
         return "\n".join(lines)
 
 
@@ -165,7 +197,9 @@ def _reset(env: gem.Env, seed: int) -> str:
     return out[0]
 
 
-def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None) -> tuple[list[tuple], dict]:
+def play(
+    env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None
+) -> tuple[list[tuple], dict]:
     """One episode with ``choose(env) -> action``; returns the trace and the last info.
 
     Fails if the episode has not ended within the env's ``max_turns`` (read after reset); with ``prefix``,
@@ -226,8 +260,11 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
                 epsilon = 0.3 if hasattr(env.unwrapped, "oracle_action") else 1.0
                 traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed, DETERMINISM_STEPS)[0])
             if traces[0] != traces[1]:
-                first = next(i for i, (a, b) in enumerate(zip(*traces)) if a != b) if len(traces[0]) == len(
-                    traces[1]) else min(len(traces[0]), len(traces[1]))
+                first = (
+                    next(i for i, (a, b) in enumerate(zip(*traces)) if a != b)
+                    if len(traces[0]) == len(traces[1])
+                    else min(len(traces[0]), len(traces[1]))
+                )
                 raise CheckFailure(f"level {level}, seed {seed}: traces differ at step {first}")
     return f"levels {list(levels)}, {seeds} seeds, {DETERMINISM_STEPS} steps"
 
@@ -257,8 +294,9 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
     for i, level in enumerate(levels):
         env = make(level)
         for action in bad_actions_for(env.unwrapped):
-            if text_contract and (not isinstance(action, PLAIN) or i > 0 and isinstance(action, str)
-                                  and len(action) > LONG_REPLY):
+            if text_contract and (
+                not isinstance(action, PLAIN) or i > 0 and isinstance(action, str) and len(action) > LONG_REPLY
+            ):
                 continue
             if text_contract and isinstance(action, str):
                 action = action[:LONGEST_REPLY]
@@ -270,7 +308,7 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
                 if text_contract and not isinstance(action, str):
                     refused.add(type(action).__name__)
                     continue
-                raise CheckFailure(f"level {level}: {_short(action)} raised {type(error).__name__}: {error}")
+                raise CheckFailure(f"level {level}: {_short(action)} raised {type(error).__name__}: {error}") from None
             elapsed = time.perf_counter() - start
             _check_types(out)
             if elapsed > max(slowest, STEP_BUDGET_S):
@@ -280,7 +318,8 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
                 raise CheckFailure(f"level {level}: {_short(action)} earned reward {out[1]}")
     detail = f"{len(bad_actions_for(env.unwrapped))} hostile replies, slowest step {slowest * 1000:.1f} ms"
     marks = ([f"slow on a pathological reply ({slow})"] if slow else []) + (
-        [f"raises on replies that are not text ({', '.join(sorted(refused))})"] if refused else [])
+        [f"raises on replies that are not text ({', '.join(sorted(refused))})"] if refused else []
+    )
     if marks:
         raise CheckWarning("; ".join(marks), detail)
     return detail
@@ -409,8 +448,9 @@ def check_env(
     ]
     for name, run in checks:
         if run is None:
-            report.results.append(CheckResult(name, None, "the env has no oracle_action()",
-                                              "no solver: solvability is unproven"))
+            report.results.append(
+                CheckResult(name, None, "the env has no oracle_action()", "no solver: solvability is unproven")
+            )
             continue
         try:
             with time_limit(hang_limit_s * max(1, len(levels) * seeds / 20)):

@@ -137,8 +137,14 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         """GymVerse's ``evolve``: feed one step's success rate to a threshold curriculum (capped at the game's
         ``max_complexity``) and use the complexity it returns from the next ``reset`` on."""
         return type(self).evolve_rule(
-            self, step_success_rate, up_threshold=up_threshold, down_threshold=down_threshold, up_steps=up_steps,
-            down_steps=down_steps, max_complexity=max_complexity, min_complexity=min_complexity,
+            self,
+            step_success_rate,
+            up_threshold=up_threshold,
+            down_threshold=down_threshold,
+            up_steps=up_steps,
+            down_steps=down_steps,
+            max_complexity=max_complexity,
+            min_complexity=min_complexity,
         )
 
     @classmethod

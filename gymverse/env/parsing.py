@@ -54,7 +54,7 @@ def extract_boxed(text: Any) -> str | None:
     if _BOX_OPEN not in text:
         return None
     last = None
-    for last in box_spans(text):
+    for last in box_spans(text):  # noqa: B007 (the loop keeps the last span)
         pass
     if last is None or last[1] is None:
         return None

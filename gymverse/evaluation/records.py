@@ -39,12 +39,17 @@ class RecordLog:
         if not records or records[0].get("type") != "config":
             raise BadInput(f"{self.path} is not a sweep record log; choose another --output folder or --overwrite")
         old = records[0]
-        changed = sorted(k for k in set(old) | set(header)
-                         if k != "type" and k not in RESUMABLE_FIELDS and old.get(k) != header.get(k))
+        changed = sorted(
+            k
+            for k in set(old) | set(header)
+            if k != "type" and k not in RESUMABLE_FIELDS and old.get(k) != header.get(k)
+        )
         if changed:
             diffs = "; ".join(f"{k}: {old.get(k)!r} there, {header.get(k)!r} now" for k in changed)
-            raise BadInput(f"{self.path} holds a sweep with other settings ({diffs}); "
-                           "choose another --output folder, or --overwrite to start over")
+            raise BadInput(
+                f"{self.path} holds a sweep with other settings ({diffs}); "
+                "choose another --output folder, or --overwrite to start over"
+            )
         finished = {_key(r) for r in records if r.get("type") == "instance"}
         self.records = [{"type": "config", **header}] + [
             r for r in records[1:] if r.get("type") not in ("attempt", "instance") or _key(r) in finished

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gymverse.env.parsing import extract_boxed
+from gymverse.errors import BadInput
 from gymverse.evaluation.metrics import progressive_levels
 from gymverse.evaluation.options import SweepOptions
 from gymverse.evaluation.records import RecordLog
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
-from gymverse.errors import BadInput
+from gymverse.evaluation.targets import target_for
 from gymverse.rollout import Episode
 from gymverse.sandbox import GameFailure
-from gymverse.evaluation.targets import target_for
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
 
@@ -68,23 +68,43 @@ def batches(instances: int, size: int) -> list[list[int]]:
     return [list(range(start, min(start + size, instances))) for start in range(0, instances, size)]
 
 
-def attempt_records(episodes: list, env_id: str, domain: str, level: int, instances: list[int],
-                    seeds: list[int], attempts: int) -> list[dict]:
+def attempt_records(
+    episodes: list, env_id: str, domain: str, level: int, instances: list[int], seeds: list[int], attempts: int
+) -> list[dict]:
     """Attempt records, then one instance record per instance; ``episodes`` come instance-major."""
     rows, summaries = [], []
     for j, (instance, seed) in enumerate(zip(instances, seeds)):
-        own = episodes[j * attempts:(j + 1) * attempts]
+        own = episodes[j * attempts : (j + 1) * attempts]
         for attempt, episode in enumerate(own):
-            rows.append({
-                "type": "attempt", "env_id": env_id, "domain": domain, "level": level, "instance": instance,
-                "attempt": attempt, "seed": seed, "success": bool(episode.success),
-                "return": episode.episode_return, "turns": episode.length,
-                "format_errors": sum(t.invalid or extract_boxed(t.response) is None for t in episode.turns),
-                "ended_by": episode.ended_by,
-            })
+            rows.append(
+                {
+                    "type": "attempt",
+                    "env_id": env_id,
+                    "domain": domain,
+                    "level": level,
+                    "instance": instance,
+                    "attempt": attempt,
+                    "seed": seed,
+                    "success": bool(episode.success),
+                    "return": episode.episode_return,
+                    "turns": episode.length,
+                    "format_errors": sum(t.invalid or extract_boxed(t.response) is None for t in episode.turns),
+                    "ended_by": episode.ended_by,
+                }
+            )
         successes = sum(e.success for e in own)
-        summaries.append({"type": "instance", "env_id": env_id, "domain": domain, "level": level,
-                          "instance": instance, "seed": seed, "attempts": attempts, "successes": successes})
+        summaries.append(
+            {
+                "type": "instance",
+                "env_id": env_id,
+                "domain": domain,
+                "level": level,
+                "instance": instance,
+                "seed": seed,
+                "attempts": attempts,
+                "successes": successes,
+            }
+        )
     return rows + summaries
 
 
@@ -96,9 +116,15 @@ def play_instances(policy: Any, config: SweepConfig, env_id: str, level: int, in
     attempts = [(i, a) for i in instances for a in range(config.attempts)]
     group = make_env_group(env_id, len(attempts), wrappers=config.wrappers, complexity=level, tokenizer=tokenizer)
     return collect_episodes(
-        policy, group, env_id, num_episodes=len(attempts), template=config.template, max_model_len=config.max_model_len,
+        policy,
+        group,
+        env_id,
+        num_episodes=len(attempts),
+        template=config.template,
+        max_model_len=config.max_model_len,
         seed=[instance_seed(config.seed, env_id, level, i) for i, _ in attempts],
-        sample_seeds=[sampling_seed(config.seed, env_id, level, i, a) for i, a in attempts], max_turns=config.max_turns,
+        sample_seeds=[sampling_seed(config.seed, env_id, level, i, a) for i, a in attempts],
+        max_turns=config.max_turns,
     )
 
 
@@ -120,8 +146,10 @@ def run_sweep(
     if getattr(policy, "plays_the_solver", False):
         unsolved = [target.env_id for target in targets if not target.has_solver()]
         if unsolved:
-            raise BadInput(f"the {config.policy} policy plays each game's solver; {', '.join(unsolved)} "
-                           f"{'has' if len(unsolved) == 1 else 'have'} none (try random, or a model)")
+            raise BadInput(
+                f"the {config.policy} policy plays each game's solver; {', '.join(unsolved)} "
+                f"{'has' if len(unsolved) == 1 else 'have'} none (try random, or a model)"
+            )
     log = RecordLog(Path(output) / "records.jsonl", asdict(config), overwrite=overwrite)
     finished = log.finished_instances()
     total = len(targets) * len(config.levels) * config.instances
@@ -141,13 +169,15 @@ def run_sweep(
                     episodes = [Episode(target.env_id, level, ended_by="game_error")] * (len(batch) * config.attempts)
                     failure = f"{type(error).__name__}: {error}"
                 rows = attempt_records(episodes, target.env_id, target.domain, level, batch, seeds, config.attempts)
-                log.append({**row, "error": failure} if failure and row["type"] == "attempt" else row
-                           for row in rows if row["instance"] in missing)
+                log.append(
+                    {**row, "error": failure} if failure and row["type"] == "attempt" else row
+                    for row in rows
+                    if row["instance"] in missing
+                )
                 done += len(missing)
             if not log.has("level", env_id=target.env_id, level=level):
                 rows = [a for a in attempts_in_order(log) if a["env_id"] == target.env_id and a["level"] == level]
-                log.append([{"type": "level", "env_id": target.env_id, "level": level,
-                             **summarize(rows, config.ks)}])
+                log.append([{"type": "level", "env_id": target.env_id, "level": level, **summarize(rows, config.ks)}])
         if not log.has("env", env_id=target.env_id):
             rows = [a for a in attempts_in_order(log) if a["env_id"] == target.env_id]
             log.append([{"type": "env", "env_id": target.env_id, **summarize(rows, config.ks)}])
@@ -169,8 +199,15 @@ def load(spec: str, config: SweepOptions) -> Any:
     from gymverse.policy import load_policy
 
     try:
-        return load_policy(spec, temperature=config.temperature, top_p=config.top_p,
-                           max_model_len=config.max_model_len, generate_max_length=config.generate_max_length,
-                           seed=config.seed, device=config.device, num_threads=config.cpu_threads or None)
+        return load_policy(
+            spec,
+            temperature=config.temperature,
+            top_p=config.top_p,
+            max_model_len=config.max_model_len,
+            generate_max_length=config.generate_max_length,
+            seed=config.seed,
+            device=config.device,
+            num_threads=config.cpu_threads or None,
+        )
     except (ValueError, FileNotFoundError) as error:
         raise BadInput(str(error)) from None

@@ -35,8 +35,16 @@ def play_specs(
             for copy in group.envs[j * attempts : (j + 1) * attempts]:
                 start_with(copy.unwrapped, specs[k])
             seeds += [specs[k].seed] * attempts
-        episodes = collect_episodes(policy, group, game, len(seeds), template=template, tokenizer=tokenizer,
-                                    max_model_len=max_model_len, seed=seeds)
+        episodes = collect_episodes(
+            policy,
+            group,
+            game,
+            len(seeds),
+            template=template,
+            tokenizer=tokenizer,
+            max_model_len=max_model_len,
+            seed=seeds,
+        )
         for j, k in enumerate(indices):
             played[k] = episodes[j * attempts : (j + 1) * attempts]
     return played
@@ -62,7 +70,9 @@ class Reply:
     reason: str | None = None  # why the reward manager gave no reward (it raised, or returned no number)
 
 
-def answer_tasks(policy: Any, prompts: Sequence[str], truths: Sequence[Any], attempts: int, manager: Any) -> list[list[Reply]]:
+def answer_tasks(
+    policy: Any, prompts: Sequence[str], truths: Sequence[Any], attempts: int, manager: Any
+) -> list[list[Reply]]:
     """``attempts`` replies to each templated prompt, scored against its ground truth, grouped by prompt; the
     first ``manager.num_examine`` of them are printed (GenEnv's debugging switch)."""
     generations = policy.generate([p for p in prompts for _ in range(attempts)], stop_at_box=False)

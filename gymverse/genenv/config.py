@@ -121,8 +121,17 @@ class GenEnvArgs(LoopConfig):
 
 def validate_genenv_args(args: GenEnvArgs) -> None:
     validate_loop_config(args)
-    for name in ("total_epochs", "steps_per_epoch", "num_generations_per_prompt", "env_prompts_per_step", "attempts",
-                 "prompts_per_step", "env_generate_max_length", "max_prompt_length", "val_n"):
+    for name in (
+        "total_epochs",
+        "steps_per_epoch",
+        "num_generations_per_prompt",
+        "env_prompts_per_step",
+        "attempts",
+        "prompts_per_step",
+        "env_generate_max_length",
+        "max_prompt_length",
+        "val_n",
+    ):
         if getattr(args, name) < 1:
             raise BadInput(f"--{name} must be at least 1, got {getattr(args, name)}")
     if not 0.0 <= args.alpha <= 1.0:
@@ -140,8 +149,10 @@ def validate_genenv_args(args: GenEnvArgs) -> None:
     if args.max_agent_episodes < 0:
         raise BadInput(f"--max_agent_episodes must be 0 (off) or more, got {args.max_agent_episodes}")
     if args.max_agent_episodes and args.task_space != "games":
-        raise BadInput("--max_agent_episodes is a budget of game episodes: use it with --task_space games "
-                       "(datasets run --total_epochs)")
+        raise BadInput(
+            "--max_agent_episodes is a budget of game episodes: use it with --task_space games "
+            "(datasets run --total_epochs)"
+        )
     if args.genenv_enable:
         check_env_model(args)
     for name in ("val_batch_size", "request_retries", "kl_penalty_coef"):

@@ -42,8 +42,10 @@ def read_tasks(path: str | Path, flag: str = "data.train_files") -> TaskTable:
         raise BadInput(f"{flag}={path}: not a readable parquet file ({error})") from None
     missing = [column for column in REQUIRED_COLUMNS if column not in table.column_names]
     if missing:
-        raise BadInput(f"{flag}={path}: missing column(s) {', '.join(missing)}; GenEnv's format needs "
-                       f"`prompt` (text or chat messages) and `reward_model` ({{'ground_truth': ...}})")
+        raise BadInput(
+            f"{flag}={path}: missing column(s) {', '.join(missing)}; GenEnv's format needs "
+            f"`prompt` (text or chat messages) and `reward_model` ({{'ground_truth': ...}})"
+        )
     if table.num_rows == 0:
         raise BadInput(f"{flag}={path}: the dataset is empty")
     rows = table.to_pylist()
@@ -108,7 +110,9 @@ def agent_prompt(prompt: Any, tokenizer: Any, template: str = "chat") -> str:
     return tokenizer.apply_chat_template(list(prompt), tokenize=False, add_generation_prompt=True)
 
 
-def derived_row(parent: dict[str, Any], task: str, answer: str, schema: Any) -> tuple[dict[str, Any] | None, str | None]:
+def derived_row(
+    parent: dict[str, Any], task: str, answer: str, schema: Any
+) -> tuple[dict[str, Any] | None, str | None]:
     """A copy of ``parent`` asking ``task`` with ground truth ``answer``: ``(row, None)`` or ``(None, reason)``.
 
     The answer takes the type of the dataset's ground truth column (text as it is, anything else read as

@@ -24,7 +24,14 @@ from typing import Any
 from gymverse.errors import BadInput
 from gymverse.genenv.attempts import answer_tasks, mean_reward_rate
 from gymverse.genenv.dataset import (
-    PromptLimit, agent_prompt, derived_row, full_prompt_text, ground_truth, read_tasks, task_text, write_tasks,
+    PromptLimit,
+    agent_prompt,
+    derived_row,
+    full_prompt_text,
+    ground_truth,
+    read_tasks,
+    task_text,
+    write_tasks,
 )
 from gymverse.genenv.reward_managers import load_reward_manager
 from gymverse.genenv.rewards import filter_prompts
@@ -95,16 +102,20 @@ class DatasetSpace:
         if not over:
             return rows
         if args.filter_overlong_prompts:
-            print(f"{source}: dropped {len(over)} of {len(rows)} rows longer than --max_prompt_length "
-                  f"{args.max_prompt_length} tokens (--filter_overlong_prompts)")
+            print(
+                f"{source}: dropped {len(over)} of {len(rows)} rows longer than --max_prompt_length "
+                f"{args.max_prompt_length} tokens (--filter_overlong_prompts)"
+            )
             return [row for index, row in enumerate(rows) if index not in over]
         if args.truncation != "error":
             return rows
         index, length = next(iter(over.items()))
         more = f" (and {len(over) - 1} more rows)" if len(over) > 1 else ""
-        raise BadInput(f"{source}: row {index}: its prompt is {length} tokens, over --max_prompt_length "
-                       f"{args.max_prompt_length}{more}; veRL refuses it too: --filter_overlong_prompts drops such "
-                       "rows, --truncation left or right cuts them")
+        raise BadInput(
+            f"{source}: row {index}: its prompt is {length} tokens, over --max_prompt_length "
+            f"{args.max_prompt_length}{more}; veRL refuses it too: --filter_overlong_prompts drops such "
+            "rows, --truncation left or right cuts them"
+        )
 
     def _epoch_order(self) -> list[int]:
         order = list(range(len(self.rows)))
@@ -137,8 +148,13 @@ class DatasetSpace:
             samples += [TurnSample(str(i), r.turn, r.reward) for r in group]
         self.scored += batch
         errors = [r.reason for group in replies for r in group if r.reason]
-        metrics = {"agent_success": sum(self.success[i] for i in batch) / len(batch), "prompts": len(batch),
-                   "epoch": self.epoch, "reward_errors": len(errors), "reward_error": errors[0] if errors else None}
+        metrics = {
+            "agent_success": sum(self.success[i] for i in batch) / len(batch),
+            "prompts": len(batch),
+            "epoch": self.epoch,
+            "reward_errors": len(errors),
+            "reward_error": errors[0] if errors else None,
+        }
         if args.kl_penalty_coef > 0 and args.beta == 0:  # veRL applies kl_ctrl only without a KL loss
             kls = agent.reference_kl(samples, args.kl_penalty_type)
             samples = [dataclasses.replace(s, ret=s.ret - args.kl_penalty_coef * kl) for s, kl in zip(samples, kls)]
@@ -149,8 +165,9 @@ class DatasetSpace:
         prompts = [agent_prompt(row["prompt"], agent.tokenizer, self.args.prompt_template) for row in rows]
         if self.limit is not None:
             prompts = [self.limit.fit(prompt) for prompt in prompts]
-        return answer_tasks(agent.policy, prompts, [ground_truth(row) for row in rows],
-                            attempts or self.args.attempts, self.manager)
+        return answer_tasks(
+            agent.policy, prompts, [ground_truth(row) for row in rows], attempts or self.args.attempts, self.manager
+        )
 
     def epoch_ends(self) -> bool:
         return self.position >= len(self.order)
@@ -174,8 +191,10 @@ class DatasetSpace:
         args = self.args
         scored, self.scored = list(dict.fromkeys(self.scored)), []
         kept = [scored[k] for k in filter_prompts([self.success[i] for i in scored], args.filtering_k)]
-        contents = [self.template.format(task=task_text(self.rows[i]["prompt"]),
-                                         answer=answer_text(ground_truth(self.rows[i]))) for i in kept]
+        contents = [
+            self.template.format(task=task_text(self.rows[i]["prompt"]), answer=answer_text(ground_truth(self.rows[i])))
+            for i in kept
+        ]
         prompts, generations = env.write(contents, args.num_generations_per_prompt)
         tasks, self.rejections = [], 0
         for k, (prompt, generation) in enumerate(zip(prompts, generations)):
@@ -215,8 +234,11 @@ class DatasetSpace:
         """Append the valid tasks to the dataset."""
         new = [t.task for t in tasks if t.valid]
         self.rows += new
-        return {"rejection_rate": self.rejections / len(tasks) if tasks else 0.0, "added_tasks": len(new),
-                "dataset_size": len(self.rows)}
+        return {
+            "rejection_rate": self.rejections / len(tasks) if tasks else 0.0,
+            "added_tasks": len(new),
+            "dataset_size": len(self.rows),
+        }
 
     def end_step(self, step: int, run_dir: Path) -> None:
         """After the step's phases: at the end of an epoch, write the dataset and start the next epoch."""
@@ -235,12 +257,19 @@ class DatasetSpace:
         args = self.args
         judge = agent
         if hasattr(agent.policy, "generator"):
-            judge = Side("judge", evaluation_copy(agent.policy, self.seed, temperature=args.eval_temperature),
-                         None, agent.template)
+            judge = Side(
+                "judge",
+                evaluation_copy(agent.policy, self.seed, temperature=args.eval_temperature),
+                None,
+                agent.template,
+            )
         size = args.val_batch_size or len(self.val)
-        rewards = [reply.reward for start in range(0, len(self.val), size)
-                   for group in self.answer(judge, self.val[start : start + size], attempts=args.val_n)
-                   for reply in group]
+        rewards = [
+            reply.reward
+            for start in range(0, len(self.val), size)
+            for group in self.answer(judge, self.val[start : start + size], attempts=args.val_n)
+            for reply in group
+        ]
         mean = sum(rewards) / len(rewards)
         files.append("eval_metrics.jsonl", {"step": step, "val_mean_reward": mean, "val_prompts": len(self.val)})
         return {"eval/val_mean_reward": mean}
@@ -257,8 +286,14 @@ class DatasetSpace:
         return None
 
     def state_dict(self) -> dict[str, Any]:
-        return {"rows": self.rows, "epoch": self.epoch, "position": self.position, "order": self.order,
-                "success": self.success, "scored": self.scored}
+        return {
+            "rows": self.rows,
+            "epoch": self.epoch,
+            "position": self.position,
+            "order": self.order,
+            "success": self.success,
+            "scored": self.scored,
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.rows, self.epoch, self.position = state["rows"], state["epoch"], state["position"]

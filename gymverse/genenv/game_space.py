@@ -18,7 +18,13 @@ from typing import Any
 from gymverse.curriculum import make_curriculum
 from gymverse.genenv.attempts import play_specs, success_rate
 from gymverse.genenv.prompts import (
-    CURRICULUM, UNIFORM, CurriculumSpecs, UniformSpecs, game_prompt, spec_text, warm_start_pairs,
+    CURRICULUM,
+    UNIFORM,
+    CurriculumSpecs,
+    UniformSpecs,
+    game_prompt,
+    spec_text,
+    warm_start_pairs,
 )
 from gymverse.genenv.scoring import WrittenTask, task_record
 from gymverse.genenv.sides import Side, prompt_text
@@ -45,8 +51,9 @@ class GameSpace:
         self.played = 0  # the agent's episodes so far
         self.idle_steps = 0  # steps in a row without a valid task (so without an episode)
         self.tasks: list[WrittenTask] = []  # the step's tasks
-        self.curriculum = make_curriculum(args.curriculum, **curriculum_params(args)) \
-            if args.env_model == CURRICULUM else None
+        self.curriculum = (
+            make_curriculum(args.curriculum, **curriculum_params(args)) if args.env_model == CURRICULUM else None
+        )
 
     def starts(self, run_dir: Path, progress: bool) -> tuple[str, str | None]:
         """The agent warm-started on solver demonstrations when it is a model to train (tiny or a Hugging Face
@@ -58,15 +65,20 @@ class GameSpace:
         args = self.args
         agent = args.pretrain
         if args.pretrain == TINY or Path(args.pretrain).is_dir():
-            agent = str(warm_start(args, resolve_pretrain(args.pretrain), run_dir / "sft_model", self.seed,
-                                   args.device, progress))
+            agent = str(
+                warm_start(
+                    args, resolve_pretrain(args.pretrain), run_dir / "sft_model", self.seed, args.device, progress
+                )
+            )
         if not args.genenv_enable or args.env_model in (UNIFORM, CURRICULUM):
             return agent, None
-        episodes = args.env_sft_episodes if args.env_sft_episodes >= 0 else (
-            ENV_SFT_FOR_TINY if args.env_model == TINY else 0)
+        episodes = (
+            args.env_sft_episodes if args.env_sft_episodes >= 0 else (ENV_SFT_FOR_TINY if args.env_model == TINY else 0)
+        )
         if episodes > 0:
-            return agent, str(warm_start_environment(args, self.infos, episodes, run_dir / "env_sft_model",
-                                                     self.seed, progress))
+            return agent, str(
+                warm_start_environment(args, self.infos, episodes, run_dir / "env_sft_model", self.seed, progress)
+            )
         return agent, args.env_model
 
     def agent_settings(self, args: Any) -> Any:
@@ -80,8 +92,9 @@ class GameSpace:
         task is valid."""
         args = self.args
         if args.max_agent_episodes:
-            return math.ceil(args.max_agent_episodes / (args.env_prompts_per_step * args.num_generations_per_prompt
-                                                        * args.attempts))
+            return math.ceil(
+                args.max_agent_episodes / (args.env_prompts_per_step * args.num_generations_per_prompt * args.attempts)
+            )
         return args.total_epochs * args.steps_per_epoch
 
     def total_steps(self) -> int | None:
@@ -107,8 +120,10 @@ class GameSpace:
         """The step's tasks, read and checked (a spec without a seed gets one derived from the step); ``env`` None:
         the uniform or curriculum writer."""
         args = self.args
-        games = [self.games[((step - 1) * args.env_prompts_per_step + k) % len(self.games)]
-                 for k in range(args.env_prompts_per_step)]
+        games = [
+            self.games[((step - 1) * args.env_prompts_per_step + k) % len(self.games)]
+            for k in range(args.env_prompts_per_step)
+        ]
         contents = [game_prompt(game, self.infos[game], self.success[game]) for game in games]
         if self.curriculum is not None:
             env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
@@ -121,8 +136,9 @@ class GameSpace:
             spec = check.spec
             if spec is not None and spec.seed is None:
                 spec = GameSpec(spec.game, spec.complexity, spec.params, derive_seed(self.seed, step, 12, i))
-            tasks.append(WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec,
-                                     check.reason))
+            tasks.append(
+                WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec, check.reason)
+            )
         return tasks
 
     def attempt(self, agent: Side, tasks: list[WrittenTask]) -> list[Any]:
@@ -130,8 +146,19 @@ class GameSpace:
         args = self.args
         valid = [t for t in tasks if t.valid]
         max_model_len = args.max_model_len if agent.tokenizer is not None else None  # scripted agents have no tokens
-        played = play_specs(agent.policy, [t.task for t in valid], args.attempts, args.prompt_template,
-                            wrappers_spec(args.wrappers), agent.tokenizer, max_model_len) if valid else []
+        played = (
+            play_specs(
+                agent.policy,
+                [t.task for t in valid],
+                args.attempts,
+                args.prompt_template,
+                wrappers_spec(args.wrappers),
+                agent.tokenizer,
+                max_model_len,
+            )
+            if valid
+            else []
+        )
         by_level: dict[tuple[str, int], list[float]] = defaultdict(list)
         for task, episodes in zip(valid, played):
             task.p = success_rate(episodes)
@@ -196,14 +223,20 @@ class GameSpace:
     def report(self, step: int) -> str | None:
         args = self.args
         if args.max_agent_episodes and self.played < args.max_agent_episodes:
-            return (f"Stopped early at step {step}: the environment policy wrote no valid task in "
-                    f"{args.steps_per_epoch} steps in a row; the agent played {self.played} of the "
-                    f"{args.max_agent_episodes} episodes of --max_agent_episodes")
+            return (
+                f"Stopped early at step {step}: the environment policy wrote no valid task in "
+                f"{args.steps_per_epoch} steps in a row; the agent played {self.played} of the "
+                f"{args.max_agent_episodes} episodes of --max_agent_episodes"
+            )
         return None
 
     def state_dict(self) -> dict[str, Any]:
-        return {"success": self.success, "played": self.played, "idle_steps": self.idle_steps,
-                "curriculum": self.curriculum.state_dict() if self.curriculum else {}}
+        return {
+            "success": self.success,
+            "played": self.played,
+            "idle_steps": self.idle_steps,
+            "curriculum": self.curriculum.state_dict() if self.curriculum else {},
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.success, self.played, self.idle_steps = state["success"], state["played"], state["idle_steps"]
@@ -218,9 +251,19 @@ def warm_start_environment(args: Any, infos: dict, count: int, out: Path, seed: 
     from gymverse.run.sft import fit_and_save
 
     pairs = warm_start_pairs(infos, count, derive_seed(seed, 22))
-    result = fit_and_save(resolve_pretrain(args.env_model), lambda tokenizer: [
-        (prompt_text(args.env_prompt_template, content, tokenizer), spec) for content, spec in pairs
-    ], args, out, seed, args.device, progress)
-    print(f"Environment warm start: SFT on {result.pairs} random valid specs, "
-          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
+    result = fit_and_save(
+        resolve_pretrain(args.env_model),
+        lambda tokenizer: [
+            (prompt_text(args.env_prompt_template, content, tokenizer), spec) for content, spec in pairs
+        ],
+        args,
+        out,
+        seed,
+        args.device,
+        progress,
+    )
+    print(
+        f"Environment warm start: SFT on {result.pairs} random valid specs, "
+        f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}"
+    )
     return Path(out)

@@ -48,8 +48,11 @@ SWITCH_KEYS = {  # key=True|False -> --flag | --no-flag
     "trainer.val_before_train": "eval_before_train",
 }
 DERIVED_KEYS = (  # read together by genenv_argv
-    "actor_rollout_ref.actor.use_kl_loss", "actor_rollout_ref.actor.kl_loss_coef",
-    "actor_rollout_ref.actor.ppo_mini_batch_size", "algorithm.adv_estimator", "trainer.logger",
+    "actor_rollout_ref.actor.use_kl_loss",
+    "actor_rollout_ref.actor.kl_loss_coef",
+    "actor_rollout_ref.actor.ppo_mini_batch_size",
+    "algorithm.adv_estimator",
+    "trainer.logger",
 )
 HARDWARE_KEYS = {  # key -> why it changes nothing here: it places or packs work on GPUs, the maths is the same
     "actor_rollout_ref.model.use_remove_padding": "padding-free kernels (speed only)",
@@ -114,8 +117,10 @@ def _flags(values: dict[str, str], passed: list[str]) -> list[str]:
         flags += ["--train_batch_size", str(_count(MINI_BATCH, values[MINI_BATCH]) * _count(REPLIES, replies))]
     estimator = values.get("algorithm.adv_estimator")
     if estimator is not None and estimator != "grpo":
-        raise BadInput(f"algorithm.adv_estimator={estimator}: the agent learns with GRPO here (rewards normalized over "
-                       "the replies to a prompt); use grpo")
+        raise BadInput(
+            f"algorithm.adv_estimator={estimator}: the agent learns with GRPO here (rewards normalized over "
+            "the replies to a prompt); use grpo"
+        )
     if "trainer.logger" in values:
         flags.append("--use_wb" if "wandb" in values["trainer.logger"] else "--no-use_wb")
     return flags

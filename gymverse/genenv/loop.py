@@ -62,15 +62,32 @@ class GenEnvRun(RunLoop):
         self.reference_path = self.state["reference"] if self.state else agent_start
         steps = self.space.scheduled_steps()
         agent_updates = steps * PolicyUpdate.updates_per_call(args, self.space.agent_samples_per_step())
-        self.agent = load_side("agent", agent_start, self.space.agent_settings(args), agent_updates, True,
-                               args.prompt_template, self.seed, stop_at_box=self.space.agent_stops_at_box,
-                               reference=self.reference_path)
+        self.agent = load_side(
+            "agent",
+            agent_start,
+            self.space.agent_settings(args),
+            agent_updates,
+            True,
+            args.prompt_template,
+            self.seed,
+            stop_at_box=self.space.agent_stops_at_box,
+            reference=self.reference_path,
+        )
         self.space.attach(self.agent)
         settings = env_settings(args)
         env_tasks = args.env_prompts_per_step * args.num_generations_per_prompt
-        self.env = None if env_start is None else load_side(
-            "environment", env_start, settings, steps * PolicyUpdate.updates_per_call(settings, env_tasks),
-            args.env_train, args.env_prompt_template, derive_seed(self.seed, 21),
+        self.env = (
+            None
+            if env_start is None
+            else load_side(
+                "environment",
+                env_start,
+                settings,
+                steps * PolicyUpdate.updates_per_call(settings, env_tasks),
+                args.env_train,
+                args.env_prompt_template,
+                derive_seed(self.seed, 21),
+            )
         )
 
     def _saved_model(self, side: str) -> str | None:
@@ -105,8 +122,9 @@ class GenEnvRun(RunLoop):
         env_stats: dict[str, Any] = {}
         if update_now:
             if self.env is not None and self.env.trainable:
-                env_stats = self.env.learn(self.pending, group_advantages(self.pending),
-                                           random.Random(derive_seed(self.seed, step, 97)))
+                env_stats = self.env.learn(
+                    self.pending, group_advantages(self.pending), random.Random(derive_seed(self.seed, step, 97))
+                )
             self.pending = []
         return {**summary(tasks), "env_update": env_stats}
 
@@ -125,7 +143,10 @@ class GenEnvRun(RunLoop):
         for name, side, folder in (("agent", self.agent, self.run_dir), ("env", self.env, self.run_dir / ENV_DIR)):
             if side is not None and side.trainable:
                 save_checkpoint(folder, step, side.policy.model, side.tokenizer)
-                models[name] = ("checkpoint", str((folder / "saved_models" / step_dir_name(step)).relative_to(self.run_dir)))
+                models[name] = (
+                    "checkpoint",
+                    str((folder / "saved_models" / step_dir_name(step)).relative_to(self.run_dir)),
+                )
             else:
                 models[name] = None if side is None else ("spec", self.starts[name])
         return {"models": models}
@@ -134,9 +155,13 @@ class GenEnvRun(RunLoop):
         return [self.run_dir, self.run_dir / ENV_DIR]
 
     def state_dict(self) -> dict[str, Any]:
-        return {"reference": str(self.reference_path), "agent": self.agent.state_dict(),
-                "env": self.env.state_dict() if self.env is not None else {}, "space": self.space.state_dict(),
-                "pending": self.pending}
+        return {
+            "reference": str(self.reference_path),
+            "agent": self.agent.state_dict(),
+            "env": self.env.state_dict() if self.env is not None else {},
+            "space": self.space.state_dict(),
+            "pending": self.pending,
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.agent.load_state_dict(state["agent"])
@@ -150,8 +175,10 @@ class GenEnvRun(RunLoop):
         return self.space.progress(self.step)
 
     def postfix(self, result: dict[str, Any]) -> str:
-        return (f"R_env {result.get('mean_r_env', 0):.2f} band {result.get('band_fraction', 0):.2f} "
-                f"agent {result.get('agent_success') or 0:.2f}")
+        return (
+            f"R_env {result.get('mean_r_env', 0):.2f} band {result.get('band_fraction', 0):.2f} "
+            f"agent {result.get('agent_success') or 0:.2f}"
+        )
 
     def wandb_metrics(self, result: dict[str, Any]) -> dict[str, float]:
         """The numbers of a step's record (``env_update/loss``, ``agent_update/loss``, ``genenv/mean_r_env``, ...)."""

@@ -190,9 +190,15 @@ class ToolCallingRewardManager(RewardManager):
         """Whether the call ``pred`` matches ``gold``, a call or a list of calls (raw JSON shapes accepted)."""
         call = _call(pred)
         for expected in map(_call, gold if isinstance(gold, list) else [gold]):
-            if call and expected and call["name"] == expected["name"] and all(
-                call["arguments"].get(key) == value for key, value in expected["arguments"].items()
-                if value not in (None, "", [])
+            if (
+                call
+                and expected
+                and call["name"] == expected["name"]
+                and all(
+                    call["arguments"].get(key) == value
+                    for key, value in expected["arguments"].items()
+                    if value not in (None, "", [])
+                )
             ):
                 return True
         return False

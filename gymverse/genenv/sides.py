@@ -46,7 +46,9 @@ class Side:
             return [0.0] * len(samples)
         return self.update.reference_kl(samples, estimator)
 
-    def learn(self, samples: Sequence[TurnSample], advantages: Sequence[float], order: random.Random) -> dict[str, float]:
+    def learn(
+        self, samples: Sequence[TurnSample], advantages: Sequence[float], order: random.Random
+    ) -> dict[str, float]:
         trainable = [k for k, s in enumerate(samples) if s.turn.response_ids]
         if self.update is None or not trainable:
             return {}
@@ -76,8 +78,15 @@ def prompt_text(template: str, content: str, tokenizer: Any) -> str:
 
 
 def load_side(
-    name: str, spec: str, settings: Any, total_updates: int, train: bool, template: str, seed: int,
-    stop_at_box: bool = False, reference: str | None = None,
+    name: str,
+    spec: str,
+    settings: Any,
+    total_updates: int,
+    train: bool,
+    template: str,
+    seed: int,
+    stop_at_box: bool = False,
+    reference: str | None = None,
 ) -> Side:
     """The side ``spec`` names, sampling with ``settings`` (temperature, top_p, generate_max_length, max_model_len,
     device, request_timeout, request_retries); trained when ``train`` and it is a Hugging Face model.
@@ -89,9 +98,17 @@ def load_side(
     from gymverse.policy.tiny import resolve_pretrain
 
     policy = load_policy(
-        spec, temperature=settings.temperature, top_p=settings.top_p, max_model_len=settings.max_model_len,
-        generate_max_length=settings.generate_max_length, seed=seed, device=settings.device, stop_at_box=stop_at_box,
-        chat=template == "chat", timeout_s=settings.request_timeout, retries=settings.request_retries,
+        spec,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_model_len=settings.max_model_len,
+        generate_max_length=settings.generate_max_length,
+        seed=seed,
+        device=settings.device,
+        stop_at_box=stop_at_box,
+        chat=template == "chat",
+        timeout_s=settings.request_timeout,
+        retries=settings.request_retries,
     )
     if not (train and isinstance(policy, HFPolicy)):
         return Side(name, policy, None, template)
@@ -106,6 +123,12 @@ def load_side(
 def env_settings(args: Any) -> Any:
     """The environment policy's sampling and update settings: the agent's flags with the --env_* values."""
     return dataclasses.replace(
-        args, learning_rate=args.env_learning_rate, temperature=args.env_temperature,
-        generate_max_length=args.env_generate_max_length, max_model_len=None, beta=0.0, kl_penalty_coef=0.0, top_p=1.0,
+        args,
+        learning_rate=args.env_learning_rate,
+        temperature=args.env_temperature,
+        generate_max_length=args.env_generate_max_length,
+        max_model_len=None,
+        beta=0.0,
+        kl_penalty_coef=0.0,
+        top_p=1.0,
     )

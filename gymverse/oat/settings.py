@@ -81,7 +81,9 @@ def size_rollout(args) -> None:
         logging.warning(
             "--rollout_batch_size %d is replaced by %d (--rollout_batch_size_per_device times the %d learner GPUs): "
             "every learner trains on what its actor played in one step, as in GymVerse",
-            args.rollout_batch_size, args.rollout_batch_size_per_device * learners, learners,
+            args.rollout_batch_size,
+            args.rollout_batch_size_per_device * learners,
+            learners,
         )
         args.rollout_batch_size = args.rollout_batch_size_per_device * learners
     if args.rollout_batch_size_per_device < 1:

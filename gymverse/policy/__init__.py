@@ -23,7 +23,14 @@ from gymverse.policy.tiny import not_a_model_folder
 POLICY_SPECS = ("tiny", "PATH", "oracle", "epsilon:P", "random", "openai:URL#MODEL", "vllm:PATH")
 
 __all__ = [
-    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "check_device", "check_policy",
+    "EpsilonOraclePolicy",
+    "Generation",
+    "OraclePolicy",
+    "POLICY_SPECS",
+    "Policy",
+    "RandomPolicy",
+    "check_device",
+    "check_policy",
     "load_policy",
 ]
 
@@ -91,13 +98,24 @@ def load_policy(
         from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 
         return OpenAICompatiblePolicy(
-            base_url, model, api_key=api_key, temperature=temperature, top_p=top_p,
-            max_tokens=generate_max_length, stop_at_box=stop_at_box, chat=chat, timeout=timeout_s,
+            base_url,
+            model,
+            api_key=api_key,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=generate_max_length,
+            stop_at_box=stop_at_box,
+            chat=chat,
+            timeout=timeout_s,
             retries=retries,
         )
     sampling = dict(
-        temperature=temperature, top_p=top_p, max_model_len=max_model_len,
-        generate_max_length=generate_max_length, seed=seed, stop_at_box=stop_at_box,
+        temperature=temperature,
+        top_p=top_p,
+        max_model_len=max_model_len,
+        generate_max_length=generate_max_length,
+        seed=seed,
+        stop_at_box=stop_at_box,
     )
     if kind == "vllm":
         from gymverse.policy.vllm_policy import VLLMPolicy

@@ -26,8 +26,9 @@ def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str, solver:
         raise ValueError(f"the {who} policy plays from the game state: pass one env per prompt as `envs`")
     for env in envs if solver else ():
         if not hasattr(env, "oracle_action"):
-            raise TypeError(f"{type(env).__name__} has no reference solver (oracle_action); "
-                            f"the {who} policy cannot play it")
+            raise TypeError(
+                f"{type(env).__name__} has no reference solver (oracle_action); the {who} policy cannot play it"
+            )
     return envs
 
 

@@ -26,8 +26,8 @@ def left_padded(rows: Sequence[Sequence[int]], pad_id: int, device: Any):
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     for i, row in enumerate(rows):
         if row:
-            ids[i, width - len(row):] = torch.tensor(row, dtype=torch.long)
-            mask[i, width - len(row):] = 1
+            ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
+            mask[i, width - len(row) :] = 1
     positions = (mask.cumsum(-1) - 1).clamp(min=0)
     return ids.to(device), mask.to(device), positions.to(device)
 
@@ -114,10 +114,14 @@ def _whole_row_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
     rows = [list(p) + list(r) + [pad_id] * (width - len(r)) for p, r in zip(prompt_ids, response_ids)]
     ids, mask, positions = left_padded(rows, pad_id, model.device)
     for i, r in enumerate(response_ids):  # the right padding is not attended to
-        mask[i, mask.shape[1] - (width - len(r)):] = 0
+        mask[i, mask.shape[1] - (width - len(r)) :] = 0
     # Logits at positions -width-1 .. -2 predict the response tokens at -width .. -1.
     logits = model(
-        input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=width + 1, use_cache=False,
+        input_ids=ids,
+        attention_mask=mask,
+        position_ids=positions,
+        logits_to_keep=width + 1,
+        use_cache=False,
     ).logits
     return logits[:, :-1]
 
@@ -133,8 +137,9 @@ def _continued_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
     ids = right_padded(response_ids, width, pad_id, model.device)[:, :-1]  # each but the last predicts the next
     mask = torch.cat([mask, response_mask(response_ids, model.device)[:, : width - 1].to(mask.dtype)], dim=-1)
     positions = positions[:, -1:] + 1 + torch.arange(width - 1, device=model.device)
-    rest = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                 **{cache_name: cache}).logits
+    rest = model(
+        input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **{cache_name: cache}
+    ).logits
     return torch.cat([first[:, None], rest], dim=1)
 
 
@@ -279,8 +284,12 @@ class HFPolicy:
         order = sorted((i for i in range(len(prompts)) if results[i] is None), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), self.batch_size):
             chunk = order[start : start + self.batch_size]
-            replies = self._sample([encoded[i] for i in chunk], [budgets[i] for i in chunk], stop_at_box,
-                                   None if rngs is None else [rngs[i] for i in chunk])
+            replies = self._sample(
+                [encoded[i] for i in chunk],
+                [budgets[i] for i in chunk],
+                stop_at_box,
+                None if rngs is None else [rngs[i] for i in chunk],
+            )
             for i, (response_ids, logprobs, truncated) in zip(chunk, replies):
                 text = self.tokenizer.decode(response_ids, skip_special_tokens=True)
                 results[i] = Generation(text, encoded[i], response_ids, logprobs, truncated)
@@ -312,8 +321,9 @@ class HFPolicy:
                 tokens = inverse_cdf_draw(logprobs.exp(), uniforms)
         return tokens, logprobs.gather(-1, tokens[:, None]).squeeze(-1)
 
-    def _sample(self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool,
-                rngs: list[random.Random] | None):
+    def _sample(
+        self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool, rngs: list[random.Random] | None
+    ):
         """Sample one reply per prompt: ``[(response_ids, logprobs, truncated)]`` in prompt order."""
         import torch
 
@@ -329,7 +339,9 @@ class HFPolicy:
         try:
             with torch.inference_mode():
                 cache = reserved_cache(self.model, max(budgets))
-                logits, cache, mask, positions = prompt_forward(self.model, prompts, self.pad_id, self.cache_name, cache)
+                logits, cache, mask, positions = prompt_forward(
+                    self.model, prompts, self.pad_id, self.cache_name, cache
+                )
                 next_position = positions[:, -1] + 1
                 while True:
                     tokens, logprobs = self._draw(logits.float(), None if rngs is None else [rngs[p] for p in rows])
@@ -353,8 +365,11 @@ class HFPolicy:
                         rows = [rows[row] for row in keep]
                     mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
                     logits = self.model(
-                        input_ids=tokens[:, None], attention_mask=mask, position_ids=next_position[:, None],
-                        use_cache=True, **{self.cache_name: cache},
+                        input_ids=tokens[:, None],
+                        attention_mask=mask,
+                        position_ids=next_position[:, None],
+                        use_cache=True,
+                        **{self.cache_name: cache},
                     ).logits[:, -1]
                     next_position = next_position + 1
         finally:

@@ -97,8 +97,12 @@ class OpenAICompatiblePolicy:
                     if not verdict.failed.wait(self.backoff * 2 ** (tries - 1)):
                         continue
                 else:
-                    verdict.give(ResourceError(f"endpoint {self.base_url} (model {self.model}): {failure} "
-                                               f"({tries} {'try' if tries == 1 else 'tries'})"))
+                    verdict.give(
+                        ResourceError(
+                            f"endpoint {self.base_url} (model {self.model}): {failure} "
+                            f"({tries} {'try' if tries == 1 else 'tries'})"
+                        )
+                    )
                 raise verdict.error from None
 
     def _request(self, prompt: str, seed: int | None) -> Reply:
@@ -109,8 +113,9 @@ class OpenAICompatiblePolicy:
             settings["seed"] = seed
         try:
             if self.chat:
-                response = self.client.chat.completions.create(messages=[{"role": "user", "content": prompt}],
-                                                               **settings)
+                response = self.client.chat.completions.create(
+                    messages=[{"role": "user", "content": prompt}], **settings
+                )
             else:
                 response = self.client.completions.create(prompt=prompt, **settings)
         except openai.APITimeoutError:

@@ -46,7 +46,9 @@ def build_tiny_tokenizer():
     backend.decoder = decoders.ByteLevel()
     backend.add_special_tokens(SPECIAL_TOKENS)
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+        tokenizer_object=backend,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
         additional_special_tokens=["<|im_start|>"],
     )
     tokenizer.chat_template = CHAT_TEMPLATE
@@ -72,7 +74,11 @@ def build_tiny_model(path: str | Path, seed: int = 0) -> Path:
         torch.manual_seed(seed)
         model = LlamaForCausalLM(config)
     model.generation_config = GenerationConfig(
-        eos_token_id=eos_ids, pad_token_id=tokenizer.pad_token_id, do_sample=True, temperature=1.0, top_p=1.0,
+        eos_token_id=eos_ids,
+        pad_token_id=tokenizer.pad_token_id,
+        do_sample=True,
+        temperature=1.0,
+        top_p=1.0,
         top_k=0,
     )
     path.mkdir(parents=True, exist_ok=True)
@@ -96,8 +102,10 @@ def not_a_model_folder(spec: str) -> str | None:
     if spec == TINY or (folder / "config.json").is_file():
         return None
     hint = "it does not exist" if not folder.exists() else "it has no config.json"
-    return (f"{spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
-            f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)")
+    return (
+        f"{spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
+        f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)"
+    )
 
 
 def resolve_pretrain(spec: str, cache_dir: str | Path | None = None, flag: str = "--pretrain") -> Path:

@@ -46,8 +46,11 @@ class VLLMPolicy:
         if "logprobs_mode" in {f.name for f in dataclasses.fields(vllm.EngineArgs)}:
             engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
         self.llm = vllm.LLM(
-            model=str(self.path), max_model_len=max_model_len, seed=0 if seed is None else seed,
-            gpu_memory_utilization=gpu_memory_utilization, enable_prefix_caching=enable_prefix_caching,
+            model=str(self.path),
+            max_model_len=max_model_len,
+            seed=0 if seed is None else seed,
+            gpu_memory_utilization=gpu_memory_utilization,
+            enable_prefix_caching=enable_prefix_caching,
             **engine_kwargs,
         )
         self.tokenizer = self.llm.get_tokenizer()
@@ -83,8 +86,13 @@ class VLLMPolicy:
             outputs = self.llm.generate(
                 [TokensPrompt(prompt_token_ids=encoded[i]) for i in todo],
                 sampling_params=[
-                    SamplingParams(temperature=self.temperature, top_p=self.top_p, max_tokens=budgets[i], logprobs=0,
-                                   seed=None if rngs is None else rngs[i].getrandbits(31))
+                    SamplingParams(
+                        temperature=self.temperature,
+                        top_p=self.top_p,
+                        max_tokens=budgets[i],
+                        logprobs=0,
+                        seed=None if rngs is None else rngs[i].getrandbits(31),
+                    )
                     for i in todo
                 ],
                 use_tqdm=False,

@@ -36,7 +36,8 @@ def resolve_run_dir(save_path: str | os.PathLike, run_name: str, resume: bool) -
     root = Path(save_path)
     if resume:
         candidates = [
-            p for p in root.glob(f"{glob_escape(run_name)}*")
+            p
+            for p in root.glob(f"{glob_escape(run_name)}*")
             if (p.name == run_name or re.fullmatch(re.escape(run_name) + r"_\d{8}-\d{6}(_\d+)?", p.name))
             and (p / STATE_FILE).is_file()
         ]

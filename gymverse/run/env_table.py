@@ -37,8 +37,11 @@ class EnvTable:
         return table
 
     def moments_dict(self, table: np.ndarray) -> dict[str, tuple[int, float, float]]:
-        return {env_id: (int(round(row[0])), float(row[1]), float(row[2]))
-                for env_id, row in zip(self.env_ids, table) if row[0] > 0}
+        return {
+            env_id: (int(round(row[0])), float(row[1]), float(row[2]))
+            for env_id, row in zip(self.env_ids, table)
+            if row[0] > 0
+        }
 
     def tally(self, episodes: Sequence) -> np.ndarray:
         """Episodes, successes, summed lengths and summed returns per environment (columns ``TALLY_COLUMNS``)."""
@@ -76,4 +79,6 @@ def per_env_advantages(
 
 def advantages_of(samples: Sequence[Any], table: EnvTable, normalize: bool = True) -> list[float]:
     """PERPO advantages of one process's batch of ``TurnSample`` s: returns normalized per environment."""
-    return per_env_advantages([s.ret for s in samples], [s.env_id for s in samples], table, normalize=normalize).tolist()
+    return per_env_advantages(
+        [s.ret for s in samples], [s.env_id for s in samples], table, normalize=normalize
+    ).tolist()

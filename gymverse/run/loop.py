@@ -29,8 +29,16 @@ from typing import Any
 
 from gymverse.errors import ResourceError
 from gymverse.run.checkpoints import (
-    MODELS_DIR, STATE_FILE, load_trainer_state, prune_checkpoints, resolve_run_dir, restore_rng_states, rng_states,
-    run_seed, save_trainer_state, step_dir_name,
+    MODELS_DIR,
+    STATE_FILE,
+    load_trainer_state,
+    prune_checkpoints,
+    resolve_run_dir,
+    restore_rng_states,
+    rng_states,
+    run_seed,
+    save_trainer_state,
+    step_dir_name,
 )
 from gymverse.run.files import RunFiles
 from gymverse.run.interrupt import StopRequest
@@ -124,14 +132,22 @@ class RunLoop:
 
     def save(self, step: int) -> None:
         try:
-            state = {"step": step, "seed": self.seed, **self.save_models(step), **self.state_dict(),
-                     "rng": rng_states(self.generators()), "log_offsets": self.files.offsets(),
-                     "wandb_id": self.wandb.id if self.wandb is not None else None}
+            state = {
+                "step": step,
+                "seed": self.seed,
+                **self.save_models(step),
+                **self.state_dict(),
+                "rng": rng_states(self.generators()),
+                "log_offsets": self.files.offsets(),
+                "wandb_id": self.wandb.id if self.wandb is not None else None,
+            }
             save_trainer_state(self.run_dir, state)
         except (OSError, RuntimeError) as error:  # torch reports a full disk as a RuntimeError
             free = shutil.disk_usage(self.run_dir).free / 2**20
-            raise ResourceError(f"cannot save step {step} in {self.run_dir} ({free:.0f} MB free on its disk): "
-                                f"{str(error).strip().splitlines()[0]}") from None
+            raise ResourceError(
+                f"cannot save step {step} in {self.run_dir} ({free:.0f} MB free on its disk): "
+                f"{str(error).strip().splitlines()[0]}"
+            ) from None
         self.saved_step = step
         for folder in self.checkpoint_folders():
             prune_checkpoints(folder, self.args.max_save_num)
@@ -154,8 +170,11 @@ class RunLoop:
         if self.saved_step is None:
             return "nothing was saved yet"
         checkpoint = self.run_dir / MODELS_DIR / step_dir_name(self.saved_step)
-        where = (f"the last checkpoint is {checkpoint}" if checkpoint.is_dir()
-                 else f"the run was last saved in {self.run_dir / STATE_FILE}")
+        where = (
+            f"the last checkpoint is {checkpoint}"
+            if checkpoint.is_dir()
+            else f"the run was last saved in {self.run_dir / STATE_FILE}"
+        )
         return f"{where} (step {self.saved_step}); the same command with --resume continues from it"
 
     def _run(self, stop: StopRequest) -> Path:
@@ -169,8 +188,15 @@ class RunLoop:
             self._log(self.evaluate(0), 0)
         position, total, unit = self.progress_position()
         started = time.time()
-        with tqdm(total=total, initial=position, desc=self.name, unit=unit, disable=not self.progress,
-                  dynamic_ncols=True, file=sys.stdout) as bar:
+        with tqdm(
+            total=total,
+            initial=position,
+            desc=self.name,
+            unit=unit,
+            disable=not self.progress,
+            dynamic_ncols=True,
+            file=sys.stdout,
+        ) as bar:
             while not self.finished():
                 step = self.step + 1
                 try:
@@ -209,6 +235,13 @@ def start_wandb(args: Any, run_dir: Path, run_id: str | None) -> Any:
 
     mode = os.environ.get("WANDB_MODE") or ("online" if os.environ.get("WANDB_API_KEY") else "offline")
     return wandb.init(
-        project=args.wb_project, entity=args.wb_org, group=args.wb_group, name=args.wb_run_name, dir=str(run_dir),
-        id=run_id, resume="allow", mode=mode, config=asdict(args),
+        project=args.wb_project,
+        entity=args.wb_org,
+        group=args.wb_group,
+        name=args.wb_run_name,
+        dir=str(run_dir),
+        id=run_id,
+        resume="allow",
+        mode=mode,
+        config=asdict(args),
     )

@@ -21,17 +21,32 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
     """Evaluate ``policy`` (a model, or a scripted policy) at ``step``; one record per environment and complexity."""
     from gymverse.rollout import collect_episodes, make_env_group
 
-    judge = evaluation_copy(policy, seed, temperature=config.eval_temperature, top_p=config.eval_top_p,
-                            generate_max_length=config.eval_generate_max_length)
+    judge = evaluation_copy(
+        policy,
+        seed,
+        temperature=config.eval_temperature,
+        top_p=config.eval_top_p,
+        generate_max_length=config.eval_generate_max_length,
+    )
     tokenizer = getattr(policy, "tokenizer", None)
     records = []
     for k, (env_id, (wrappers, template)) in enumerate(eval_settings(config).items()):
         by_level = {}
         for level in eval_levels(config):
-            group = make_env_group(env_id, min(config.eval_n, 32), wrappers, complexity=level,
-                                   seed=derive_seed(seed, 3, k), tokenizer=tokenizer)
+            group = make_env_group(
+                env_id,
+                min(config.eval_n, 32),
+                wrappers,
+                complexity=level,
+                seed=derive_seed(seed, 3, k),
+                tokenizer=tokenizer,
+            )
             by_level[level] = collect_episodes(
-                judge, group, env_id, config.eval_n, template=template,
+                judge,
+                group,
+                env_id,
+                config.eval_n,
+                template=template,
                 max_model_len=config.max_model_len if tokenizer is not None else None,
                 seed=derive_seed(seed, 4, k, level),
                 sample_seeds=[derive_seed(seed, 6, k, level, n) for n in range(config.eval_n)],

@@ -16,8 +16,9 @@ from gymverse.rollout import split_env_ids
 from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids, validate_run_config
 
 
-def prepare(args: Any, argv: list[str], validate: Callable[[Any], Any] = validate_run_config,
-            plays_games: bool = True) -> None:
+def prepare(
+    args: Any, argv: list[str], validate: Callable[[Any], Any] = validate_run_config, plays_games: bool = True
+) -> None:
     """Validate ``args`` with ``validate``, register its ``--env_dir`` folders and, when the run plays games,
     check its ids; raises :class:`BadInput` naming the flags as ``argv`` spells them."""
     try:
@@ -54,8 +55,10 @@ def check_run_envs(config: Any) -> None:
     known = registered_ids()
     require_known(train_env_ids(config), known, flag="--env_id")
     require_known(split_env_ids(config.eval_envs), known, flag="--eval_envs")
-    asked = [("--train_difficulty", train_env_ids(config), [config.train_difficulty]),
-             ("--eval_difficulty", eval_env_ids(config), eval_levels(config))]
+    asked = [
+        ("--train_difficulty", train_env_ids(config), [config.train_difficulty]),
+        ("--eval_difficulty", eval_env_ids(config), eval_levels(config)),
+    ]
     for flag, env_ids, complexities in asked:
         for env_id in env_ids:
             highest = highest_complexity(env_id)
@@ -65,6 +68,7 @@ def check_run_envs(config: Any) -> None:
 
 def flags_as_typed(message: str, argv: list[str]) -> str:
     """``message`` with each ``--flag`` it names spelled as the user typed it (``--a-b`` or ``--a_b``)."""
-    typed = {token[2:].split("=", 1)[0].replace("-", "_"): token.split("=", 1)[0]
-             for token in argv if token.startswith("--")}
+    typed = {
+        token[2:].split("=", 1)[0].replace("-", "_"): token.split("=", 1)[0] for token in argv if token.startswith("--")
+    }
     return re.sub(r"--([A-Za-z][\w-]*)", lambda m: typed.get(m.group(1).replace("-", "_"), m.group(0)), message)

@@ -37,7 +37,9 @@ class PolicyUpdate:
 
         self.model, self.pad_id, self.settings, self.reference = model, pad_id, settings, reference
         self.optimizer = torch.optim.AdamW(
-            model.parameters(), lr=settings.learning_rate, betas=(settings.adam_beta_1, settings.adam_beta_2),
+            model.parameters(),
+            lr=settings.learning_rate,
+            betas=(settings.adam_beta_1, settings.adam_beta_2),
             weight_decay=settings.l2,
         )
         self.scheduler = _scheduler(self.optimizer, settings.lr_scheduler, total_updates, settings.lr_warmup_ratio)
@@ -66,8 +68,9 @@ class PolicyUpdate:
             for start in range(0, len(samples), args.train_batch_size_per_device):
                 micro = samples[start : start + args.train_batch_size_per_device]
                 responses = [s.turn.response_ids for s in micro]
-                ref = sequence_logprobs(self.reference, [s.turn.prompt_ids for s in micro], responses, args.temperature,
-                                        self.pad_id)
+                ref = sequence_logprobs(
+                    self.reference, [s.turn.prompt_ids for s in micro], responses, args.temperature, self.pad_id
+                )
                 mask = response_mask(responses, ref.device)
                 sampled = _padded([s.turn.logprobs for s in micro], ref)
                 sums += kl_penalty(sampled, ref, mask, estimator).sum(-1).tolist()
@@ -99,8 +102,11 @@ class PolicyUpdate:
                     logprobs = sequence_logprobs(model, prompts, responses, args.temperature, pad)
                     mask = response_mask(responses, logprobs.device)
                     old = _padded([s.turn.logprobs for s in micro], logprobs)
-                    adv = torch.tensor([advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
-                                       dtype=logprobs.dtype, device=logprobs.device)
+                    adv = torch.tensor(
+                        [advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
+                        dtype=logprobs.dtype,
+                        device=logprobs.device,
+                    )
                     loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
                     if self.reference is not None:
                         with torch.no_grad():
@@ -139,8 +145,13 @@ def _scheduler(optimizer: Any, name: str, total: int, warmup_ratio: float) -> An
 
     extra = {"min_lr_rate": 0.1} if name == "cosine_with_min_lr" else {}
     total = max(total, 1)
-    scheduler = get_scheduler(name, optimizer, num_warmup_steps=int(total * warmup_ratio),
-                              num_training_steps=total, scheduler_specific_kwargs=extra)
+    scheduler = get_scheduler(
+        name,
+        optimizer,
+        num_warmup_steps=int(total * warmup_ratio),
+        num_training_steps=total,
+        scheduler_specific_kwargs=extra,
+    )
     # past ``total`` updates (a GenEnv run on an episode budget whose tasks were not all valid) the rate stays at
     # its last value, where a cosine would climb back up
     scheduler.lr_lambdas = [lambda update, rate=rate: rate(min(update, total)) for rate in scheduler.lr_lambdas]

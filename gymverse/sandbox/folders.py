@@ -10,14 +10,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from gymverse.env.registry import (
-    RegistrationReport, folder_entries, folder_env_ids, import_env_dir, register_id,
-)
 from gymverse.cache import cache_dir
+from gymverse.env.registry import (
+    RegistrationReport,
+    folder_entries,
+    folder_env_ids,
+    import_env_dir,
+    register_id,
+)
 from gymverse.errors import BadInput
 from gymverse.sandbox.jail import HOST, Limits, jail_problem
 from gymverse.sandbox.proxy import JailBroken, JailedFile, ProxyFactory
-
 
 NOT_A_GAME = "not a game: the file defines no class (a script)"
 
@@ -139,8 +142,10 @@ def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool 
         return import_env_dir(folder, prefix)
     problem = jail_problem()
     if problem:
-        raise BadInput(f"{folder} is not trusted and no jail can be made here: {problem}; "
-                       "pass --trusted (trusted=True) to import your own games into this process")
+        raise BadInput(
+            f"{folder} is not trusted and no jail can be made here: {problem}; "
+            "pass --trusted (trusted=True) to import your own games into this process"
+        )
     entries = folder_entries(folder)
     report = RegistrationReport(failed=dict(entries.bad))
     games = [file for file in entries.files if class_names(file) or syntax_error(file)]

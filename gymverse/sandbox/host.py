@@ -32,7 +32,7 @@ def write_frame(fd: int, value: Any) -> None:
     data = json.dumps(value, separators=(",", ":")).encode()
     view = memoryview(HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def read_exactly(fd: int, size: int) -> bytes | None:
@@ -117,16 +117,24 @@ class Host:
 
         found = []
         for class_name, cls in inspect.getmembers(self.module, inspect.isclass):
-            if (cls.__module__ == self.module.__name__ and issubclass(cls, gem.core.Env)
-                    and not inspect.isabstract(cls) and cls.__name__ != "EvolvableEnv"):
-                found.append({
-                    "name": class_name,
-                    "domain": plain(getattr(cls, "domain", None)),
-                    "max_complexity": plain(getattr(cls, "max_complexity", None)),
-                    "methods": sorted(n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n, None))),
-                    "bases": [base.__name__ for base in cls.__mro__[1:] if base.__module__ == self.module.__name__],
-                    "unbuildable": self.unbuildable(class_name),
-                })
+            if (
+                cls.__module__ == self.module.__name__
+                and issubclass(cls, gem.core.Env)
+                and not inspect.isabstract(cls)
+                and cls.__name__ != "EvolvableEnv"
+            ):
+                found.append(
+                    {
+                        "name": class_name,
+                        "domain": plain(getattr(cls, "domain", None)),
+                        "max_complexity": plain(getattr(cls, "max_complexity", None)),
+                        "methods": sorted(
+                            n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n, None))
+                        ),
+                        "bases": [base.__name__ for base in cls.__mro__[1:] if base.__module__ == self.module.__name__],
+                        "unbuildable": self.unbuildable(class_name),
+                    }
+                )
         return found
 
     def unbuildable(self, class_name: str) -> str:

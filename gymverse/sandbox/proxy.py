@@ -42,7 +42,12 @@ class JailBroken(GameFailure):
 
 def broken_reason(how: str) -> str:
     """A short code for how a jail stopped answering: exit, hang, signal, protocol or crash."""
-    for start, reason in (("exited", "exit"), ("hung", "hang"), ("killed", "signal"), ("broke the protocol", "protocol")):
+    for start, reason in (
+        ("exited", "exit"),
+        ("hung", "hang"),
+        ("killed", "signal"),
+        ("broke the protocol", "protocol"),
+    ):
         if how.startswith(start):
             return reason
     return "crash"
@@ -113,7 +118,7 @@ class _Tail(threading.Thread):
 
     def run(self) -> None:
         while chunk := self.stream.read1(1 << 16):
-            self.kept = (self.kept + chunk)[-self.chars:]
+            self.kept = (self.kept + chunk)[-self.chars :]
 
     def text(self) -> str:
         return self.kept.decode("utf-8", "replace")
@@ -132,10 +137,19 @@ class JailedFile:
         self.deadline = deadline
         self.broken = ""
         self.lock = threading.Lock()
-        settings = json.dumps({"file": str(self.file), "rlimits": limits.rlimits(),
-                               "hang_s": max(0.1, limits.answer_seconds - DUMP_WAIT_S)})
-        self.process = subprocess.Popen(jail_command(self.file, limits, settings), stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        settings = json.dumps(
+            {
+                "file": str(self.file),
+                "rlimits": limits.rlimits(),
+                "hang_s": max(0.1, limits.answer_seconds - DUMP_WAIT_S),
+            }
+        )
+        self.process = subprocess.Popen(
+            jail_command(self.file, limits, settings),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.tail = _Tail(self.process.stderr, limits.output_chars)
         self.tail.start()
         self.load_error = ""
@@ -210,8 +224,11 @@ class JailedFile:
             ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
             if not ready:
                 time.sleep(DUMP_WAIT_S)
-                self._break(f"hung: still running at the file's {self.limits.seconds:g} s limit" if past_deadline
-                            else f"hung: no answer within {wait:g} s")
+                self._break(
+                    f"hung: still running at the file's {self.limits.seconds:g} s limit"
+                    if past_deadline
+                    else f"hung: no answer within {wait:g} s"
+                )
             chunk = os.read(fd, min(size, 1 << 20))
             if not chunk:
                 self._break("")
@@ -305,16 +322,25 @@ class ProxyEnv(gem.Env):
 
 
 def _is_game(game: Any) -> bool:
-    return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
-            and all(isinstance(method, str) for method in game["methods"])
-            and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
-            and isinstance(game.get("domain"), (str, type(None))) and isinstance(game.get("unbuildable"), str))
+    return (
+        isinstance(game, dict)
+        and isinstance(game.get("name"), str)
+        and isinstance(game.get("methods"), list)
+        and all(isinstance(method, str) for method in game["methods"])
+        and isinstance(game.get("max_complexity"), (int, type(None)))
+        and isinstance(game.get("bases"), list)
+        and isinstance(game.get("domain"), (str, type(None)))
+        and isinstance(game.get("unbuildable"), str)
+    )
 
 
 def _shaped(value: Any, method: str, types: tuple) -> tuple:
     """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it is malformed."""
-    if not (isinstance(value, list) and len(value) == len(types)
-            and all(isinstance(item, kind) for item, kind in zip(value, types))):
+    if not (
+        isinstance(value, list)
+        and len(value) == len(types)
+        and all(isinstance(item, kind) for item, kind in zip(value, types))
+    ):
         got = [type(item).__name__ for item in value] if isinstance(value, list) else type(value).__name__
         wanted = ["number" if isinstance(kind, tuple) else kind.__name__ for kind in types]
         raise game_error("MalformedReply", f"{method} returned {got}, not {wanted}")

@@ -87,8 +87,9 @@ def _answer(answer: str | dict, base: Path) -> Answer:
     if isinstance(answer, str):
         return Answer(answer)
     text = _file_text(answer, base) if "file" in answer else answer.get("text", "")
-    return Answer(text, answer.get("status", 200), answer.get("body"), answer.get("no_choices", False),
-                  answer.get("delay_s", 0.0))
+    return Answer(
+        text, answer.get("status", 200), answer.get("body"), answer.get("no_choices", False), answer.get("delay_s", 0.0)
+    )
 
 
 def _file_text(answer: dict, base: Path) -> str:
@@ -165,11 +166,17 @@ class _Handler(BaseHTTPRequestHandler):
             choice["message"] = {"role": "assistant", "content": answer.text}
         else:
             choice["text"] = answer.text
-        self._send(200, {
-            "id": f"scripted-{len(self.server.script.log)}", "object": "chat.completion" if chat else "text_completion",
-            "created": int(time.time()), "model": request.get("model", self.server.script.model),
-            "choices": [] if answer.no_choices else [choice], "usage": usage,
-        })
+        self._send(
+            200,
+            {
+                "id": f"scripted-{len(self.server.script.log)}",
+                "object": "chat.completion" if chat else "text_completion",
+                "created": int(time.time()),
+                "model": request.get("model", self.server.script.model),
+                "choices": [] if answer.no_choices else [choice],
+                "usage": usage,
+            },
+        )
 
 
 class ScriptedServer(ThreadingHTTPServer):
@@ -182,8 +189,9 @@ class ScriptedServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, script: Script, port: int = 0,
-                 before_answer: Callable[[str, int], bool | None] | None = None) -> None:
+    def __init__(
+        self, script: Script, port: int = 0, before_answer: Callable[[str, int], bool | None] | None = None
+    ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.script = script
         self.before_answer = before_answer

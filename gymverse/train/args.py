@@ -19,9 +19,26 @@ class TrainArgs(LoopConfig):
 
 # OAT's flags that need GPUs: accepted (GymVerse's command lines parse unchanged) and listed as ignored.
 GPU_ONLY_FLAGS = (
-    "gpus", "num_gpus_per_actor", "num_groups", "launch_type", "enable_prefix_caching", "collocate", "vllm_sleep",
-    "vllm_gpu_ratio", "shm_size_mb", "asynchronous", "rollout_batch_size_per_device", "pi_buffer_maxlen_per_device",
-    "zero_stage", "bf16", "flash_attn", "ref_offload", "adam_offload", "critic_type", "top_k", "eval_top_k",
+    "gpus",
+    "num_gpus_per_actor",
+    "num_groups",
+    "launch_type",
+    "enable_prefix_caching",
+    "collocate",
+    "vllm_sleep",
+    "vllm_gpu_ratio",
+    "shm_size_mb",
+    "asynchronous",
+    "rollout_batch_size_per_device",
+    "pi_buffer_maxlen_per_device",
+    "zero_stage",
+    "bf16",
+    "flash_attn",
+    "ref_offload",
+    "adam_offload",
+    "critic_type",
+    "top_k",
+    "eval_top_k",
     "apply_chat_template",
 )
 

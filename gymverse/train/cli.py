@@ -16,8 +16,12 @@ from gymverse.train.args import TrainArgs, ignored_flags
 def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
     import tyro
 
-    return tyro.cli(TrainArgs, args=argv, prog=prog,
-                    description="PERPO training with the native trainer (runs anywhere; a CPU by default).")
+    return tyro.cli(
+        TrainArgs,
+        args=argv,
+        prog=prog,
+        description="PERPO training with the native trainer (runs anywhere; a CPU by default).",
+    )
 
 
 def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
@@ -30,7 +34,9 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
         print(f"error: {error}", file=sys.stderr)
         return None
     skipped = ignored_flags(argv)
-    print("Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else ""))
+    print(
+        "Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else "")
+    )
     from gymverse.train.loop import Trainer  # torch and transformers: only once the flags are known to be good
 
     try:

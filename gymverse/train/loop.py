@@ -21,7 +21,7 @@ from gymverse.run.env_table import advantages_of
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval
-from gymverse.run.plan import TurnSample, derive_seed, play_until, plan_step, step_samples
+from gymverse.run.plan import TurnSample, derive_seed, plan_step, play_until, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
 from gymverse.train.args import TrainArgs
@@ -50,12 +50,25 @@ class Trainer(RunLoop):
         if self.state:
             start_model, self.reference_path = self.run_dir / self.state["checkpoint"], self.state["reference"]
         else:
-            start_model = self.reference_path = str(warm_start(
-                args, resolve_pretrain(args.pretrain), self.run_dir / "sft_model", self.seed, args.device, self.progress,
-            ))
+            start_model = self.reference_path = str(
+                warm_start(
+                    args,
+                    resolve_pretrain(args.pretrain),
+                    self.run_dir / "sft_model",
+                    self.seed,
+                    args.device,
+                    self.progress,
+                )
+            )
         self.policy = HFPolicy(
-            start_model, temperature=args.temperature, top_p=args.top_p, max_model_len=args.max_model_len,
-            generate_max_length=args.generate_max_length, device=args.device, seed=self.seed, stop_at_box=True,
+            start_model,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            max_model_len=args.max_model_len,
+            generate_max_length=args.generate_max_length,
+            device=args.device,
+            seed=self.seed,
+            stop_at_box=True,
         )
         self.model, self.tokenizer = self.policy.model, self.policy.tokenizer
         if args.gradient_checkpointing:  # renamed activation checkpointing in newer transformers
@@ -71,8 +84,15 @@ class Trainer(RunLoop):
         self.curriculum = CurriculumDriver.from_config(self.env_ids, args)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
-            env_id: make_env_group(env_id, args.num_env, wrappers, complexity=args.train_difficulty,
-                                   seed=derive_seed(self.seed, k), tokenizer=self.tokenizer, async_mode=args.async_env)
+            env_id: make_env_group(
+                env_id,
+                args.num_env,
+                wrappers,
+                complexity=args.train_difficulty,
+                seed=derive_seed(self.seed, k),
+                tokenizer=self.tokenizer,
+                async_mode=args.async_env,
+            )
             for k, env_id in enumerate(self.env_ids)
         }
         apply_levels(self.groups, self.curriculum.levels())
@@ -87,8 +107,13 @@ class Trainer(RunLoop):
 
         def play(env_id: str, call: int) -> list[Any]:
             return collect_episodes(
-                self.policy, self.groups[env_id], env_id, args.num_env, template=args.prompt_template,
-                max_model_len=args.max_model_len, seed=derive_seed(self.seed, step, self.env_ids.index(env_id), call),
+                self.policy,
+                self.groups[env_id],
+                env_id,
+                args.num_env,
+                template=args.prompt_template,
+                max_model_len=args.max_model_len,
+                seed=derive_seed(self.seed, step, self.env_ids.index(env_id), call),
             )
 
         return play_until(plan, play)
@@ -109,7 +134,9 @@ class Trainer(RunLoop):
             self.files.log_episodes(step, eps)
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
             self.files.save_trajectories(step, all_episodes)
-        samples = step_samples(args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
+        samples = step_samples(
+            args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98))
+        )
         advantages = advantages_of(samples, self.curriculum.table, args.norm_return)
         stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
@@ -126,8 +153,11 @@ class Trainer(RunLoop):
         return {"checkpoint": f"saved_models/{step_dir_name(step)}"}
 
     def state_dict(self) -> dict[str, Any]:
-        return {"reference": str(self.reference_path), **self.update.state_dict(),
-                "curriculum": self.curriculum.state_dict()}
+        return {
+            "reference": str(self.reference_path),
+            **self.update.state_dict(),
+            "curriculum": self.curriculum.state_dict(),
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.update.load_state_dict(state)
@@ -140,8 +170,10 @@ class Trainer(RunLoop):
     # -- what the run shows ---------------------------------------------------------------------
     def postfix(self, result: dict[str, Any]) -> str:
         levels = self.curriculum.levels()
-        return " | ".join(f"{env_id.split(':')[-1]} {levels[env_id]}:{record['mean_episode_success']:.2f}"
-                          for env_id, record in result["envs"].items())
+        return " | ".join(
+            f"{env_id.split(':')[-1]} {levels[env_id]}:{record['mean_episode_success']:.2f}"
+            for env_id, record in result["envs"].items()
+        )
 
     def wandb_metrics(self, result: dict[str, Any]) -> dict[str, float]:
         flat = {f"train/{key}": value for key, value in result["train"].items()}
