@@ -30,7 +30,7 @@ def discounted_returns(rewards: Sequence[float], gamma: float) -> list[float]:
     return returns
 
 
-def env_moments(values: Sequence[float], env_ids: Sequence[str]) -> Moments:
+def env_moments(values: Sequence[float] | np.ndarray, env_ids: Sequence[str]) -> Moments:
     """Count, sum and sum of squares of ``values`` grouped by environment."""
     if len(values) != len(env_ids):
         raise ValueError(f"{len(values)} values but {len(env_ids)} env ids")
@@ -58,7 +58,7 @@ def mean_std(count: int, total: float, squares: float) -> tuple[float, float]:
 
 
 def normalize_per_env(
-    values: Sequence[float],
+    values: Sequence[float] | np.ndarray,
     env_ids: Sequence[str],
     moments: Mapping | None = None,
     eps: float = 1e-9,

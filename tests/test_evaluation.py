@@ -209,11 +209,15 @@ RESUMABLE_EPSILON = dict(
 )
 
 
+def load_for(config):
+    return load(config.policy, config)
+
+
 @pytest.mark.parametrize("stops", [[9], [15], [40], [4, 25, 3]])
 def test_a_sampling_sweep_stopped_and_resumed_logs_what_an_uninterrupted_one_does(tmp_path, stops):
     config = SweepConfig(**RESUMABLE_EPSILON)
     full = run_sweep(config, tmp_path / "full")
-    resumed = resumed_after_stops(config, tmp_path / "resumed", stops, load)
+    resumed = resumed_after_stops(config, tmp_path / "resumed", stops, load_for)
     assert logged(tmp_path / "resumed") == logged(tmp_path / "full")
     assert resumed == full
     assert 0 < full["overall"]["success_rate"] < 1  # the random moves decide games
@@ -223,7 +227,7 @@ def test_a_sampling_sweep_killed_while_writing_resumes_to_the_uninterrupted_log(
     config = SweepConfig(**RESUMABLE_EPSILON)
     full = run_sweep(config, tmp_path / "full")
     for k, offset in enumerate(cut_points(tmp_path / "full")):
-        assert resumed_after_cut(config, tmp_path / "full", tmp_path / f"cut{k}", offset, load) == full
+        assert resumed_after_cut(config, tmp_path / "full", tmp_path / f"cut{k}", offset, load_for) == full
         assert logged(tmp_path / f"cut{k}") == logged(tmp_path / "full")
 
 
@@ -279,7 +283,7 @@ def tiny_config(tiny_dir):
 
 
 def tiny_picks_moves(config):
-    return ModelPicksMoves(load(config.policy, config))
+    return ModelPicksMoves(load_for(config))
 
 
 def test_a_tiny_model_sweep_stopped_and_resumed_logs_what_an_uninterrupted_one_does(tmp_path, tiny_dir):

@@ -434,7 +434,7 @@ def check_env(
     if text_contract is None:
         text_contract = not isinstance(getattr(game, "inner", game), EvolvableEnv)
     highest = getattr(game, "max_complexity", None)
-    levels = [level for level in levels if highest is None or level <= highest] or [highest]  # never past its limit
+    levels = [level for level in levels if highest is None or level <= highest] or [highest]  # type: ignore[list-item]
     edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
     checks: list[tuple[str, Callable[[], str] | None]] = [
         ("api", lambda: check_api(make)),

@@ -61,7 +61,7 @@ def extract_boxed(text: Any) -> str | None:
     return text[last[0] : last[1]].strip()
 
 
-class CommandTable(dict):
+class CommandTable(dict[str, T]):
     """Parsed commands by spelling: ``table[command]`` is ``parse(command, *args)``, kept after the first time.
 
     Agents send the same few commands over and over, so a game reads its commands through one of these:

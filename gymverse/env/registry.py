@@ -58,7 +58,7 @@ class RebuildOnComplexity(ComplexityKnob, gem.Env):
     def __init__(self, env_class: Callable[..., gem.Env], complexity: int = 1, **kwargs: Any) -> None:
         self.env_class = env_class
         self.kwargs = kwargs
-        self.max_complexity = getattr(env_class, "max_complexity", None)
+        self.max_complexity = getattr(env_class, "max_complexity", None)  # type: ignore[misc]
         name = getattr(env_class, "__name__", type(self).__name__)
         self._complexity = self._next_complexity = validate_complexity(complexity, self.max_complexity, name)
         self.inner = env_class(complexity=self._complexity, **kwargs)
@@ -116,6 +116,8 @@ def library_entries(package: str) -> dict[str, str]:
     One game per module, the class named after its file (``lights_out.py`` holds ``LightsOut``).
     """
     spec = importlib.util.find_spec(package)
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError(f"no package named {package}")
     entries = {}
     for info in pkgutil.walk_packages(spec.submodule_search_locations, package + "."):
         if not info.ispkg:
@@ -180,7 +182,7 @@ def entry_point_for(cls: type) -> Callable[..., gem.Env]:
         return RebuildOnComplexity(cls, **kwargs)
 
     build.__name__ = build.__qualname__ = cls.__name__
-    build.__wrapped__ = cls  # what env_class returns for the id
+    build.__wrapped__ = cls  # type: ignore[attr-defined]
     return build
 
 
@@ -269,6 +271,8 @@ def load_env_file(path: str | Path, prefix: str = "sandbox") -> Any:
     path = Path(path)
     name = f"gymverse_user_envs.{prefix}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} cannot be imported as a module")
     module = importlib.util.module_from_spec(spec)
     before = dict(sys.modules)
     sys.modules[name] = module

@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 LOGS = ("actor_env_metrics.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl")
 
@@ -35,9 +35,13 @@ TOKEN_FIELDS = ("prompt_ids", "response_ids", "logprobs")
 
 def episode_record(episode: Any) -> dict[str, Any]:
     """An episode as plain text data, turn by turn (token ids and log-probabilities left out)."""
-    record = asdict(episode) if is_dataclass(episode) else dict(vars(episode))
+    record = asdict(episode) if is_dataclass(episode) and not isinstance(episode, type) else dict(vars(episode))
     record["turns"] = [
-        {k: v for k, v in (asdict(t) if is_dataclass(t) else dict(t)).items() if k not in TOKEN_FIELDS}
+        {
+            k: v
+            for k, v in (asdict(t) if is_dataclass(t) and not isinstance(t, type) else dict(t)).items()
+            if k not in TOKEN_FIELDS
+        }
         for t in record.get("turns", [])
     ]
     return record
@@ -101,7 +105,7 @@ class RunFiles:
         self,
         step: int,
         env_id: str,
-        episodes_by_complexity: dict[int, Sequence[Any]],
+        episodes_by_complexity: Mapping[int, Sequence[Any]],
     ) -> list[dict[str, Any]]:
         """One evaluation line per complexity, and every evaluated episode in ``eval_results/<step>_<env>.json``."""
         records = []

@@ -233,7 +233,7 @@ def start_wandb(args: Any, run_dir: Path, run_id: str | None) -> Any:
     """A Weights & Biases run for ``args`` (offline without an API key); ``run_id`` continues a resumed one."""
     import wandb
 
-    mode = os.environ.get("WANDB_MODE") or ("online" if os.environ.get("WANDB_API_KEY") else "offline")
+    mode: Any = os.environ.get("WANDB_MODE") or ("online" if os.environ.get("WANDB_API_KEY") else "offline")
     return wandb.init(
         project=args.wb_project,
         entity=args.wb_org,

@@ -41,8 +41,8 @@ def register_env_dirs(config: Any, log: Callable[[str], Any] = print) -> None:
             report = register_env_dir(folder, trusted=config.trusted)
         except (BadInput, FileNotFoundError) as error:
             raise BadInput(f"--env_dir {folder}: {error}") from None
-        for what, error in report.failed.items():
-            log(f"--env_dir {folder}: {what} was not registered: {error}")
+        for what, why in report.failed.items():
+            log(f"--env_dir {folder}: {what} was not registered: {why}")
 
 
 def check_run_envs(config: Any) -> None:

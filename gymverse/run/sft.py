@@ -24,7 +24,13 @@ class Demonstrator:
         self.rng = random.Random(seed)
         self.pairs: list[tuple[str, str]] = []
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, **_: Any) -> list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[Any] | None = None,
+    ) -> list[Generation]:
         if envs is None:
             raise ValueError("the demonstrator needs the games (envs) to ask their solvers")
         replies = []

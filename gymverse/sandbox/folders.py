@@ -88,11 +88,13 @@ def list_file(file: Path, limits: Limits = LISTING_LIMITS) -> list[dict] | str:
 def list_files(files: list[Path], workers: int | None = None) -> dict[Path, list[dict] | str]:
     """:func:`list_file` for many files, several jails at a time, remembered by content (a second run is instant)."""
     cache = ListingCache()
-    todo = [file for file in files if cache.get(file) is None]
+    found = {file: listed for file in files if (listed := cache.get(file)) is not None}
+    todo = [file for file in files if file not in found]
     with ThreadPoolExecutor(workers or os.cpu_count() or 2) as pool:
         for file, listed in zip(todo, pool.map(list_file, todo)):
             cache.put(file, listed)
-    return {file: cache.get(file) for file in files}
+            found[file] = listed
+    return {file: found[file] for file in files}
 
 
 class ListingCache:

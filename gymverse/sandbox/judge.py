@@ -69,7 +69,7 @@ class GameVerdict:
     @property
     def broken(self) -> bool:
         """The game could not even be built."""
-        return bool(self.report) and any(r.name == "construct" for r in self.report.failures())
+        return self.report is not None and any(r.name == "construct" for r in self.report.failures())
 
 
 @dataclass

@@ -150,6 +150,7 @@ class JailedFile:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
+        self.requests, self.replies = self.process.stdin.fileno(), self.process.stdout.fileno()  # type: ignore[union-attr]
         self.tail = _Tail(self.process.stderr, limits.output_chars)
         self.tail.start()
         self.load_error = ""
@@ -180,7 +181,7 @@ class JailedFile:
             if self.broken:
                 raise JailBroken(self.broken)
             try:
-                write_frame(self.process.stdin.fileno(), list(request))
+                write_frame(self.requests, list(request))
             except OSError:
                 self._break("")
             return self._receive(wait or self.limits.answer_seconds)
@@ -216,9 +217,9 @@ class JailedFile:
         raise game_error(str(reply[1]), str(reply[2]))
 
     def _read(self, size: int, end: float, wait: float) -> bytes:
-        fd, chunks = self.process.stdout.fileno(), []
+        fd, chunks = self.replies, []
         past_deadline = self.deadline is not None and self.deadline < end
-        if past_deadline:
+        if self.deadline is not None and past_deadline:
             end = self.deadline
         while size:
             ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
@@ -257,7 +258,8 @@ class JailedFile:
         self.tail.join(timeout=1)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
-                stream.close()
+                if stream:
+                    stream.close()
             except OSError:
                 pass
         self.broken = self.broken or "closed"
