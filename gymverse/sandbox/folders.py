@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from gymverse.cache import cache_dir
+from gymverse.env.gymverse_ids import domain_from_file_name, read_registrations
 from gymverse.env.registry import (
     RegistrationReport,
     folder_entries,
     folder_env_ids,
+    folder_env_specs,
     import_env_dir,
     register_id,
 )
@@ -44,8 +46,9 @@ def syntax_error(file: Path) -> bool:
 
 
 def folder_ids(folder: Path, prefix: str, files: Iterable[Path]) -> dict[tuple[Path, str], str]:
-    """The id of each class the folder's files define, computed before any of them runs."""
-    return folder_env_ids(prefix, {file: class_names(file) for file in files})
+    """The id of each class the folder's files define (GymVerse's where its registration file names it),
+    computed before any of them runs."""
+    return folder_env_ids(prefix, {file: class_names(file) for file in files}, read_registrations(folder))
 
 
 def file_digest(file: Path) -> str:
@@ -152,16 +155,20 @@ def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool 
     report = RegistrationReport(failed=dict(entries.bad))
     games = [file for file in entries.files if class_names(file) or syntax_error(file)]
     report.failed.update({str(file): NOT_A_GAME for file in entries.files if file not in games})
-    ids = folder_ids(folder, prefix, games)
-    for file, listed in list_files(games).items():
-        if isinstance(listed, str):
-            report.failed[str(file)] = listed
+    specs = folder_env_specs(prefix, {file: class_names(file) for file in games}, read_registrations(folder))
+    listed = list_files(games)
+    for file, failure in listed.items():
+        if isinstance(failure, str):
+            report.failed[str(file)] = failure
+    for env_id, (file, name, kwargs) in specs.items():
+        found = listed[file]
+        game = next((g for g in found if g["name"] == name), None) if isinstance(found, list) else None
+        if game is None:
+            continue  # a helper class, or a file that did not import
+        report.files[env_id] = str(file)
+        if game["unbuildable"]:
+            report.failed[env_id] = game["unbuildable"]
             continue
-        for game in listed:
-            env_id = ids.get((file, game["name"]), f"{prefix}:{game['name']}")
-            report.files[env_id] = str(file)
-            if game["unbuildable"]:
-                report.failed[env_id] = game["unbuildable"]
-                continue
-            register_id(env_id, ProxyFactory(_pool.jail(file.resolve()), game), report)
+        factory = ProxyFactory(_pool.jail(file.resolve()), game, kwargs=kwargs, domain=domain_from_file_name(file.name))
+        register_id(env_id, factory, report)
     return report

@@ -354,15 +354,23 @@ class ProxyFactory:
     jailed game (``gem.make(id, complexity=...)``). A game without ``set_complexity`` comes inside a
     :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other."""
 
-    def __init__(self, jail: Callable[[], JailedFile], game: dict, rebuild: bool = True) -> None:
+    def __init__(
+        self,
+        jail: Callable[[], JailedFile],
+        game: dict,
+        rebuild: bool = True,
+        kwargs: dict | None = None,
+        domain: str | None = None,
+    ) -> None:
         self.jail = jail
         self.game = game
+        self.kwargs = kwargs or {}  # the registration's own (GymVerse registers some classes with several)
         self.rebuild = rebuild and "set_complexity" not in game["methods"]
         self.__name__ = self.__qualname__ = game["name"]
         self.max_complexity = game.get("max_complexity")
-        self.domain = game.get("domain") or "misc"
+        self.domain = game.get("domain") or domain or "misc"
 
     def __call__(self, **kwargs: Any) -> gem.Env:
         if self.rebuild:
-            return RebuildOnComplexity(ProxyFactory(self.jail, self.game, rebuild=False), **kwargs)
-        return ProxyEnv(self.jail(), self.game["name"], **kwargs)
+            return RebuildOnComplexity(ProxyFactory(self.jail, self.game, False, self.kwargs), **kwargs)
+        return ProxyEnv(self.jail(), self.game["name"], **{**self.kwargs, **kwargs})

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gymverse.env.checker import check_env
+from gymverse.env.gymverse_ids import domain_from_file_name
 from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env
 from gymverse.evaluation.audit.diversity import env_texts
 from gymverse.evaluation.targets import EnvTarget
@@ -126,7 +127,8 @@ class JailGates:
     def _judge_game(self, jail: JailedFile, game: dict, need_solver: bool) -> Judgement:
         s = self.settings
         name = game["name"]
-        judgement = Judgement(class_name=name, domain=game.get("domain") or "misc")
+        domain = game.get("domain") or domain_from_file_name(jail.file.name) or "misc"
+        judgement = Judgement(class_name=name, domain=domain)
         gates = judgement.gates
         gates.append(GateResult("import", True, "", f"defines {name}"))
         env_id = f"{s.prefix}:{name}"
