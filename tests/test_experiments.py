@@ -39,7 +39,11 @@ def test_lying_feedback_changes_the_numbers_and_nothing_else():
     honest, twin = gem.make("gymverse:GridCourier"), BuggyTwin(gem.make("gymverse:GridCourier"), 0.0, 0.0, lie=1.0)
     honest.reset(seed=3), twin.reset(seed=3)
     move = honest.unwrapped.oracle_action()
-    truth, lie = honest.step(move)[0], twin.step(move)[0]
+
+    def seen(step):  # the observation and the status line after it
+        return step[0] + "\n" + step[4]["suffix"]
+
+    truth, lie = seen(honest.step(move)), seen(twin.step(move))
     assert truth != lie
     assert [c for c in truth if not c.isdigit()] == [c for c in lie if not c.isdigit()]
 
