@@ -24,7 +24,7 @@ ACTS = {
     "connect": 'socket.create_connection(("127.0.0.1", PORT), timeout=1).sendall(b"escaped")',
     "connect_subprocess": "subprocess.run([sys.executable, \"-c\", f\"import socket; socket.create_connection(('127.0.0.1', {PORT}), timeout=1).sendall(b'escaped')\"], timeout=5)",
     "connect_ctypes": "connect_with_ctypes()",
-    "survive": "subprocess.Popen([sys.executable, \"-c\", f\"import time; time.sleep(3); open({OUTSIDE_FILE!r}, 'w').write('{MARKER}')\", MARKER], start_new_session=True)",
+    "survive": "subprocess.Popen([sys.executable, \"-c\", f\"import time; time.sleep(3); open({OUTSIDE_FILE!r}, 'w').write('{MARKER}')\", CANARY], start_new_session=True)",
     "fork": "fork_many(200)",
     "patch_checker": "patch_checker()",
     "forge": "forge_frames()",
@@ -288,7 +288,8 @@ class Traps:
         found = [f"wrote {where}: {path}" for where, path in self.paths().items() if path.exists()]
         found += [f"connected to the host's loopback: {data!r}" for data in self.connections]
         found += [f"the secret appears in {i}" for i, text in enumerate(outputs) if self.secret in text]
-        alive = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True).stdout.split()
+        mine = f"{self.canary}|{self.root}"  # this suite's jails and payloads, not another suite's running beside it
+        alive = subprocess.run(["pgrep", "-f", mine], capture_output=True, text=True).stdout.split()
         found += [f"process {pid} outlived the run" for pid in alive if int(pid) != os.getpid()]
         return found
 

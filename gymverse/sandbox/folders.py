@@ -169,6 +169,9 @@ def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool 
         if game["unbuildable"]:
             report.failed[env_id] = game["unbuildable"]
             continue
-        factory = ProxyFactory(_pool.jail(file.resolve()), game, kwargs=kwargs, domain=domain_from_file_name(file.name))
+        source = file.resolve()
+        factory = ProxyFactory(
+            _pool.jail(source), game, kwargs=kwargs, domain=domain_from_file_name(file.name), source=str(source)
+        )
         register_id(env_id, factory, report)
     return report

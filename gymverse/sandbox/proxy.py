@@ -361,6 +361,7 @@ class ProxyFactory:
         rebuild: bool = True,
         kwargs: dict | None = None,
         domain: str | None = None,
+        source: str = "",
     ) -> None:
         self.jail = jail
         self.game = game
@@ -369,6 +370,17 @@ class ProxyFactory:
         self.__name__ = self.__qualname__ = game["name"]
         self.max_complexity = game.get("max_complexity")
         self.domain = game.get("domain") or domain or "misc"
+        self.source = source  # the file, so that registering the same folder again is no clash
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ProxyFactory)
+            and bool(self.source)
+            and (self.source, self.game["name"], self.kwargs) == (other.source, other.game["name"], other.kwargs)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.game["name"]))
 
     def __call__(self, **kwargs: Any) -> gem.Env:
         if self.rebuild:
