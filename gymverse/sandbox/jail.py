@@ -112,6 +112,11 @@ def jail_command(file: Path, limits: Limits, settings: str) -> list[str]:
         "/dev",
         "--dir",
         "/var/empty",
+        # the private /tmp first: binds made after it stay visible, so a checkout under /tmp still works
+        "--size",
+        str(limits.scratch_mb << 20),
+        "--tmpfs",
+        "/tmp",
     ]
     for path in readonly_paths():
         if os.path.islink(path) and path in SYSTEM:
@@ -119,10 +124,6 @@ def jail_command(file: Path, limits: Limits, settings: str) -> list[str]:
         else:
             command += ["--ro-bind", path, path]
     command += [
-        "--size",
-        str(limits.scratch_mb << 20),
-        "--tmpfs",
-        "/tmp",
         "--ro-bind",
         str(file),
         str(file),
