@@ -28,8 +28,11 @@ def main(results_dir: Path = Path("results"), output_dir: Path = Path("results")
         raise BadInput(f"--results-dir {results_dir}: no such folder")
     results = find_results(results_dir)
     for sweep in unfinished_sweeps(results_dir):
-        console.print(f"unfinished, left out: {sweep} (run the evaluation again with RESUME_TIMESTAMP set to "
-                      "its folder's timestamp to finish it)", markup=False)
+        console.print(
+            f"unfinished, left out: {sweep} (run the evaluation again with RESUME_TIMESTAMP set to "
+            "its folder's timestamp to finish it)",
+            markup=False,
+        )
     if not results:
         raise BadInput(f"--results-dir {results_dir}: no finished evaluation (summary.json) in it")
     report = summary_report(results)

@@ -1,6 +1,6 @@
 """Compare finished sweeps (folders written by `gymverse eval`) in one table and figure.
 
-    python Evaluation/compare_results.py eval/base eval/step_100 eval/step_200 --output eval/comparison
+python Evaluation/compare_results.py eval/base eval/step_100 eval/step_200 --output eval/comparison
 """
 
 from pathlib import Path

@@ -50,8 +50,9 @@ def main(
         raise BadInput("give --checkpoints FILE or --run-dir DIR")
     env_ids = envs.resolve(log=lambda line: console.print(line, markup=False))
     taken: set[str] = set()
-    configs = {checkpoint_name(spec, taken): SweepConfig(env_ids=env_ids, policy=str(spec), **asdict(sweep))
-               for spec in specs}
+    configs = {
+        checkpoint_name(spec, taken): SweepConfig(env_ids=env_ids, policy=str(spec), **asdict(sweep)) for spec in specs
+    }
     runs = {}
     for number, (name, config) in enumerate(configs.items(), 1):
         console.print(f"[bold]checkpoint {number}/{len(configs)}[/bold]: {config.policy}")

@@ -1,6 +1,6 @@
 """Generated tokens per second of a Hugging Face policy (default: the built-in tiny model).
 
-    python benchmarks/bench_generation.py --batch-sizes 1 8 32 --cpu-threads 1
+python benchmarks/bench_generation.py --batch-sizes 1 8 32 --cpu-threads 1
 """
 
 import time
@@ -40,7 +40,11 @@ def main(
         device: ``cpu`` or ``cuda``.
     """
     policy = HFPolicy(
-        pretrain, generate_max_length=generate_max_length, device=device, seed=0, num_threads=cpu_threads or None,
+        pretrain,
+        generate_max_length=generate_max_length,
+        device=device,
+        seed=0,
+        num_threads=cpu_threads or None,
         batch_size=max(batch_sizes),
     )
     # Every reply runs to the length limit, so all runs do the same work.
@@ -49,8 +53,10 @@ def main(
     prompts = [apply_template("qwen3_game", f"{OBSERVATION}\nGame {k:03d}.") for k in range(max(batch_sizes))]
     prompt = prompts[0]
     threads = cpu_threads or torch.get_num_threads()
-    table = Table(title=f"{pretrain}: {policy.count_tokens(prompt)}-token prompt, {generate_max_length}-token replies, "
-                        f"{threads} CPU thread(s)")
+    table = Table(
+        title=f"{pretrain}: {policy.count_tokens(prompt)}-token prompt, {generate_max_length}-token replies, "
+        f"{threads} CPU thread(s)"
+    )
     for column in ("batch", "seconds", "tokens/s"):
         table.add_column(column, justify="right")
     policy.generate([prompt])  # warm-up

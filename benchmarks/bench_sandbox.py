@@ -61,8 +61,10 @@ def main(args: Args) -> None:
     bare = []
     for _ in range(args.starts):
         began = time.perf_counter()
-        subprocess.run(["bwrap", "--unshare-all", "--die-with-parent", *binds, "--proc", "/proc", "--dev", "/dev",
-                        "true"], check=True)
+        subprocess.run(
+            ["bwrap", "--unshare-all", "--die-with-parent", *binds, "--proc", "/proc", "--dev", "/dev", "true"],
+            check=True,
+        )
         bare.append(time.perf_counter() - began)
     console.print(f"bubblewrap start (all namespaces, nothing run): median {median_ms(bare)} over {args.starts}")
     starts = []
@@ -95,9 +97,11 @@ def main(args: Args) -> None:
         counts["not a game (script)" if verdict.skipped else "file did not import" if verdict.error else "files"] += 1
         counts.update(game.verdict for game in verdict.games)
     files = len(judgement.verdicts)
-    console.print(f"{args.folder.name} x {args.copies}: {files} files judged in {took:.1f} s "
-                  f"({took / max(files, 1):.2f} s a file, {args.workers or 'one per CPU'} at a time); "
-                  + ", ".join(f"{n} {what}" for what, n in counts.most_common()))
+    console.print(
+        f"{args.folder.name} x {args.copies}: {files} files judged in {took:.1f} s "
+        f"({took / max(files, 1):.2f} s a file, {args.workers or 'one per CPU'} at a time); "
+        + ", ".join(f"{n} {what}" for what, n in counts.most_common())
+    )
 
 
 if __name__ == "__main__":

@@ -32,16 +32,23 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def games(options, clock) -> None:
+    from gymverse.run.env_table import advantages_of
     from gymverse.run.plan import turn_samples
     from gymverse.train.args import TrainArgs
-    from gymverse.train.loop import Trainer, advantages_of
+    from gymverse.train.loop import Trainer
 
     steps = options.steps or 6
     with tempfile.TemporaryDirectory() as save_path:
         args = TrainArgs(
-            pretrain="tiny", sft_episodes=0, save_path=save_path, num_env=options.num_env,
-            rollout_batch_size=options.rollout_batch_size, train_batch_size=options.rollout_batch_size,
-            max_train=options.rollout_batch_size * steps, cpu_threads=options.cpu_threads, evolve=False,
+            pretrain="tiny",
+            sft_episodes=0,
+            save_path=save_path,
+            num_env=options.num_env,
+            rollout_batch_size=options.rollout_batch_size,
+            train_batch_size=options.rollout_batch_size,
+            max_train=options.rollout_batch_size * steps,
+            cpu_threads=options.cpu_threads,
+            evolve=False,
         )
         trainer = Trainer(args, progress=False)
         trainer.setup()
@@ -58,12 +65,15 @@ def games(options, clock) -> None:
             episodes += len(played)
             generated += sum(len(t.response_ids) for e in played for t in e.turns)
             trained += sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs
-    print(f"tiny model, {steps} steps of {options.rollout_batch_size} turns, {options.num_env} envs, "
-          f"{options.cpu_threads} CPU thread(s), {options.clock} clock")
+    print(
+        f"tiny model, {steps} steps of {options.rollout_batch_size} turns, {options.num_env} envs, "
+        f"{options.cpu_threads} CPU thread(s), {options.clock} clock"
+    )
     print(f"episodes/s          {episodes / play_time:8.2f}   ({episodes} episodes in {play_time:.1f} s of play)")
     print(f"generated tokens/s  {generated / play_time:8.1f}   ({generated} tokens)")
-    print(f"trained tokens/s    {trained / learn_time:8.1f}   "
-          f"({trained} reply tokens in {learn_time:.1f} s of training)")
+    print(
+        f"trained tokens/s    {trained / learn_time:8.1f}   ({trained} reply tokens in {learn_time:.1f} s of training)"
+    )
 
 
 def gymverse_grpo(options, clock, model_path: str, rows: list[dict]) -> tuple[int, float, float]:
@@ -75,11 +85,17 @@ def gymverse_grpo(options, clock, model_path: str, rows: list[dict]) -> tuple[in
     from gymverse.genenv.scoring import group_advantages
     from gymverse.genenv.sides import load_side
     from gymverse.run.plan import TurnSample
-    from gymverse.train.update import prepare_torch
+    from gymverse.run.update import prepare_torch
 
     batch_size = options.prompts * options.generations
-    args = GenEnvArgs(pretrain=model_path, generate_max_length=options.length, max_model_len=None,
-                      train_batch_size=batch_size, train_batch_size_per_device=batch_size, learning_rate=1e-5)
+    args = GenEnvArgs(
+        pretrain=model_path,
+        generate_max_length=options.length,
+        max_model_len=None,
+        train_batch_size=batch_size,
+        train_batch_size_per_device=batch_size,
+        learning_rate=1e-5,
+    )
     prepare_torch("cpu", options.cpu_threads, 0)
     agent = load_side("agent", model_path, args, options.steps + 1, True, "no", seed=0)
     manager = load_reward_manager("math")
@@ -88,7 +104,9 @@ def gymverse_grpo(options, clock, model_path: str, rows: list[dict]) -> tuple[in
         started = clock()
         batch = rows[step * options.prompts : (step + 1) * options.prompts]
         prompts = [agent_prompt(row["prompt"], agent.tokenizer) for row in batch]
-        replies = answer_tasks(agent.policy, prompts, [ground_truth(row) for row in batch], options.generations, manager)
+        replies = answer_tasks(
+            agent.policy, prompts, [ground_truth(row) for row in batch], options.generations, manager
+        )
         samples = [TurnSample(str(k), r.turn, r.reward) for k, group in enumerate(replies) for r in group]
         update_started = clock()
         agent.learn(samples, group_advantages(samples), random.Random(step))
@@ -122,19 +140,34 @@ def trl_grpo(options, clock, model_path: str, rows: list[dict]) -> tuple[int, fl
         def on_step_end(self, args, state, control, **kwargs):
             step_ends.append(clock())
 
-    data = Dataset.from_list([{"prompt": row["prompt"], "ground_truth": row["reward_model"]["ground_truth"]}
-                              for row in rows])
+    data = Dataset.from_list(
+        [{"prompt": row["prompt"], "ground_truth": row["reward_model"]["ground_truth"]} for row in rows]
+    )
     with tempfile.TemporaryDirectory() as out, warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # TRL uses transformers' deprecated checkpointing names
         config = GRPOConfig(
-            output_dir=out, use_cpu=True, per_device_train_batch_size=options.prompts * options.generations,
-            num_generations=options.generations, max_completion_length=options.length, max_steps=options.steps + 1,
-            learning_rate=1e-5, temperature=1.0, beta=0.0, num_iterations=1, gradient_checkpointing=False,
-            report_to="none", save_strategy="no", logging_steps=options.steps + 1, bf16=False,
-            shuffle_dataset=False, seed=0, disable_tqdm=True,
+            output_dir=out,
+            use_cpu=True,
+            per_device_train_batch_size=options.prompts * options.generations,
+            num_generations=options.generations,
+            max_completion_length=options.length,
+            max_steps=options.steps + 1,
+            learning_rate=1e-5,
+            temperature=1.0,
+            beta=0.0,
+            num_iterations=1,
+            gradient_checkpointing=False,
+            report_to="none",
+            save_strategy="no",
+            logging_steps=options.steps + 1,
+            bf16=False,
+            shuffle_dataset=False,
+            seed=0,
+            disable_tqdm=True,
         )
-        trainer = GRPOTrainer(model=model_path, reward_funcs=math_reward, args=config, train_dataset=data,
-                              callbacks=[StepEnds()])
+        trainer = GRPOTrainer(
+            model=model_path, reward_funcs=math_reward, args=config, train_dataset=data, callbacks=[StepEnds()]
+        )
         trainer.remove_callback(PrinterCallback)  # its log lines would bury the result
         trainer.train()
     assert len(step_tokens) == len(step_ends) == options.steps + 1, "one generation per training step"
@@ -154,11 +187,15 @@ def grpo_vs_trl(options, clock) -> None:
     rows = toy_rows((options.steps + 1) * options.prompts, seed=0, split="train")
     ours = gymverse_grpo(options, clock, model_path, rows)
     theirs = trl_grpo(options, clock, model_path, rows)
-    print(f"tiny model, {options.steps} steps (after a warm-up step) x {options.prompts} prompts x "
-          f"{options.generations} generations, up to {options.length} tokens each, "
-          f"{options.cpu_threads} CPU thread(s), {options.clock} clock")
-    print(f"gymverse         {ours[0] / ours[1]:8.1f} reply tokens/s   ({ours[0]} tokens in {ours[1]:.2f} s: "
-          f"{ours[1] - ours[2]:.2f} s generating, {ours[2]:.2f} s updating)")
+    print(
+        f"tiny model, {options.steps} steps (after a warm-up step) x {options.prompts} prompts x "
+        f"{options.generations} generations, up to {options.length} tokens each, "
+        f"{options.cpu_threads} CPU thread(s), {options.clock} clock"
+    )
+    print(
+        f"gymverse         {ours[0] / ours[1]:8.1f} reply tokens/s   ({ours[0]} tokens in {ours[1]:.2f} s: "
+        f"{ours[1] - ours[2]:.2f} s generating, {ours[2]:.2f} s updating)"
+    )
     print(f"TRL GRPOTrainer  {theirs[0] / theirs[1]:8.1f} reply tokens/s   ({theirs[0]} tokens in {theirs[1]:.2f} s)")
     print(f"ratio (gymverse / TRL): {(ours[0] / ours[1]) / (theirs[0] / theirs[1]):.2f}x")
 

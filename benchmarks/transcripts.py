@@ -20,8 +20,18 @@ from tqdm import tqdm
 import gymverse  # noqa: F401  (registers the library)
 from gymverse.env import builtin_env_classes
 
-HOSTILE = ["", "no box here", "\\boxed{}", "\\boxed{answer 99999999999}", "\\boxed{" + "x" * 500 + "}",
-           "\\boxed{ANSWER  1}", "\\boxed{é ü 😀}", "\\boxed{read -1}", "\\boxed{go north}", "\\boxed{1,2}"]
+HOSTILE = [
+    "",
+    "no box here",
+    "\\boxed{}",
+    "\\boxed{answer 99999999999}",
+    "\\boxed{" + "x" * 500 + "}",
+    "\\boxed{ANSWER  1}",
+    "\\boxed{é ü 😀}",
+    "\\boxed{read -1}",
+    "\\boxed{go north}",
+    "\\boxed{1,2}",
+]
 
 
 def fingerprint(env, seed: int, random_play: bool) -> str:

@@ -13,7 +13,7 @@ def complexity_study(budget: Budget) -> Study:
     return Study(
         name="complexity",
         claim="the evolving curriculum from level 1 matches fixed level 1 on easy instances and beats fixed "
-              "level 10; fixed level 10 from the start learns little",
+        "level 10; fixed level 10 from the start learns little",
         arms=[
             Arm("fixed level 1", {"evolve": False, "train_difficulty": 1}),
             Arm("fixed level 10", {"evolve": False, "train_difficulty": 10}),

@@ -24,8 +24,10 @@ def data_efficiency(arms: dict, results: list[dict]) -> dict:
     start, target = static[0]["success"], static[-1]["success"]
     findings = {"target held-out success (static arm's final)": round(target, 3)}
     if target <= start:
-        findings["reading"] = (f"the static arm ended at or below its starting held-out success ({start:.3f} -> "
-                               f"{target:.3f}): there is no gain to match, so no ratio")
+        findings["reading"] = (
+            f"the static arm ended at or below its starting held-out success ({start:.3f} -> "
+            f"{target:.3f}): there is no gain to match, so no ratio"
+        )
         return findings
     needs = {STATIC: episodes_to_reach(static, target), ALIGNED: episodes_to_reach(aligned, target)}
     ratio = needs[STATIC] / needs[ALIGNED] if needs[ALIGNED] else None

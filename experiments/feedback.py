@@ -5,9 +5,8 @@ evaluated on the original games (process feedback), one yardstick for every desi
 
 import sys
 
-from gymverse.wrappers import FEEDBACK_DESIGNS
-
 from experiments.harness import Arm, Budget, Study, main
+from gymverse.wrappers import FEEDBACK_DESIGNS
 
 GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]
 
@@ -17,8 +16,10 @@ def feedback_study(budget: Budget) -> Study:
     return Study(
         name="feedback",
         claim="rich process feedback beats plain outcome feedback, which beats none",
-        arms=[Arm(design, {"env_id": "|".join(f"feedback-{design}:{game}" for game in GAMES)})
-              for design in FEEDBACK_DESIGNS],
+        arms=[
+            Arm(design, {"env_id": "|".join(f"feedback-{design}:{game}" for game in GAMES)})
+            for design in FEEDBACK_DESIGNS
+        ],
         # An episode whose history outgrows the context is a failure to learn from, not one to drop.
         flags={"evolve": True, "wrappers": "concat_with_action", "max_model_len": 768, "keep_generation_failed": True},
         eval_env_ids=GAMES,

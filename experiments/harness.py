@@ -59,8 +59,9 @@ class Budget:
 
 
 FULL = Budget()
-QUICK = Budget(steps=2, turns=8, num_env=4, sft_episodes=4, eval_every=1, eval_n=2, instances=1, save_every=1,
-               max_levels=2)
+QUICK = Budget(
+    steps=2, turns=8, num_env=4, sft_episodes=4, eval_every=1, eval_n=2, instances=1, save_every=1, max_levels=2
+)
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,9 @@ def slug(text: str) -> str:
 
 def ensure_registered(env_ids: list[str]) -> None:
     """Register the variant ids (``buggy:gymverse:X``, ``feedback-plain:gymverse:X``) this process will use."""
-    import gymverse  # noqa: F401  (registers the built-in games)
     from gem.envs.registration import ENV_REGISTRY
 
+    import gymverse  # noqa: F401  (registers the built-in games)
     from gymverse.wrappers import VARIANTS, register_variant
 
     for env_id in env_ids:
@@ -112,12 +113,23 @@ def train_args(study: Study, arm: Arm, seed: int, root: Path, warm: Path | None)
 
     b = study.budget
     flags = {
-        "num_env": b.num_env, "rollout_batch_size": b.turns, "max_train": b.steps * b.turns,
-        "eval_envs": "|".join(study.eval_env_ids), "eval_difficulty": "|".join(map(str, b.levels(study.curve_levels))),
-        "eval_n": b.eval_n, "eval_steps": b.eval_every, "eval_temperature": 1.0, "eval_top_p": 1.0,
-        "save_steps": b.save_every, "max_save_num": 1, "dump_experience_every": 0, "seed": seed,
-        **study.flags, **arm.flags,
-        "save_path": str(root / study.name / slug(arm.name)), "wb_run_name": f"seed{seed}",
+        "num_env": b.num_env,
+        "rollout_batch_size": b.turns,
+        "max_train": b.steps * b.turns,
+        "eval_envs": "|".join(study.eval_env_ids),
+        "eval_difficulty": "|".join(map(str, b.levels(study.curve_levels))),
+        "eval_n": b.eval_n,
+        "eval_steps": b.eval_every,
+        "eval_temperature": 1.0,
+        "eval_top_p": 1.0,
+        "save_steps": b.save_every,
+        "max_save_num": 1,
+        "dump_experience_every": 0,
+        "seed": seed,
+        **study.flags,
+        **arm.flags,
+        "save_path": str(root / study.name / slug(arm.name)),
+        "wb_run_name": f"seed{seed}",
     }
     if warm is not None:
         flags.update(pretrain=str(warm), sft_episodes=0)
@@ -168,10 +180,19 @@ def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dic
         partial = out.with_name(out.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         with quiet():
-            sft_command(env_id=env_id, pretrain=base.pretrain, output=str(partial),
-                        episodes=study.budget.sft_episodes, difficulty="1", epochs=base.sft_epochs,
-                        batch_size=base.sft_batch_size, learning_rate=base.sft_learning_rate,
-                        prompt_template=base.prompt_template, wrappers=base.wrappers, seed=seed)
+            sft_command(
+                env_id=env_id,
+                pretrain=base.pretrain,
+                output=str(partial),
+                episodes=study.budget.sft_episodes,
+                difficulty="1",
+                epochs=base.sft_epochs,
+                batch_size=base.sft_batch_size,
+                learning_rate=base.sft_learning_rate,
+                prompt_template=base.prompt_template,
+                wrappers=base.wrappers,
+                seed=seed,
+            )
         partial.rename(out)
     swept = out.with_name(out.name + "-heldout")
     if (swept / "summary.json").is_file():  # read, not re-run: arms running side by side share it
@@ -185,16 +206,25 @@ def sweep(study: Study, args: Any, policy: Path, output: Path, seed: int) -> dic
     from gymverse.run.config import eval_settings
 
     wrappers, template = next(iter(eval_settings(args).values()))
-    config = SweepConfig(env_ids=list(study.eval_env_ids), policy=str(policy), levels=study.budget.levels(study.eval_levels),
-                         instances=study.budget.instances, attempts=1, template=template, wrappers=wrappers,
-                         temperature=1.0, max_model_len=args.max_model_len,
-                         generate_max_length=args.eval_generate_max_length, seed=seed)
+    config = SweepConfig(
+        env_ids=list(study.eval_env_ids),
+        policy=str(policy),
+        levels=study.budget.levels(study.eval_levels),
+        instances=study.budget.instances,
+        attempts=1,
+        template=template,
+        wrappers=wrappers,
+        temperature=1.0,
+        max_model_len=args.max_model_len,
+        generate_max_length=args.eval_generate_max_length,
+        seed=seed,
+    )
     return run_sweep(config, output)
 
 
 def run_arm(study: Study, arm: Arm, seed: int, root: Path) -> dict:
     """Train, sweep and summarize one (arm, seed); the saved result when it is already done."""
-    from gymverse.run.checkpoints import STATE_FILE, MODELS_DIR, saved_steps, step_dir_name
+    from gymverse.run.checkpoints import MODELS_DIR, STATE_FILE, saved_steps, step_dir_name
     from gymverse.run.files import RunFiles
     from gymverse.train.loop import Trainer
 
@@ -208,19 +238,25 @@ def run_arm(study: Study, arm: Arm, seed: int, root: Path) -> dict:
         shutil.rmtree(run_dir)  # killed before its first checkpoint: start again
     started = time.time()
     trainer = Trainer(replace(args, resume=resume), progress=False)
-    if trainer.step < trainer.total_steps or not resume:
+    if trainer.step < trainer.total_steps() or not resume:
         with quiet():
             trainer.run()
     final = run_dir / MODELS_DIR / step_dir_name(saved_steps(run_dir)[-1])
     after = sweep(study, args, final, run_dir / "heldout" / final.name, seed)
     files = RunFiles(run_dir)
     result = {
-        "arm": arm.name, "seed": seed, "run_dir": str(run_dir), "command": command_line(args),
+        "arm": arm.name,
+        "seed": seed,
+        "run_dir": str(run_dir),
+        "command": command_line(args),
         "seconds": round(time.time() - started, 1),
-        "after": brief(after), "before": brief(before) if before else None,
+        "after": brief(after),
+        "before": brief(before) if before else None,
         "curve": curve(files.read("actor_env_metrics.jsonl"), files.read("eval_env_metrics.jsonl")),
-        "training": [{k: r[k] for k in ("step", "env_id", "mean_episode_success", "complexity", "num_episodes")}
-                     for r in files.read("actor_env_metrics.jsonl")],
+        "training": [
+            {k: r[k] for k in ("step", "env_id", "mean_episode_success", "complexity", "num_episodes")}
+            for r in files.read("actor_env_metrics.jsonl")
+        ],
     }
     (run_dir / RESULT).write_text(json.dumps(result, indent=1))
     return result
@@ -235,11 +271,15 @@ def quiet():
 
 def brief(summary: dict) -> dict:
     """A sweep summary's numbers the study reads: overall, per level, per game (success and format errors)."""
+
     def two(stats: dict) -> dict:
         return {"success": stats.get("success_rate", 0.0), "format_errors": stats.get("format_error_rate", 0.0)}
 
-    return {"overall": two(summary["overall"]), "levels": {str(k): two(v) for k, v in summary["levels"].items()},
-            "envs": {k: two(v) for k, v in summary["envs"].items()}}
+    return {
+        "overall": two(summary["overall"]),
+        "levels": {str(k): two(v) for k, v in summary["levels"].items()},
+        "envs": {k: two(v) for k, v in summary["envs"].items()},
+    }
 
 
 def curve(train: list[dict], evals: list[dict]) -> list[dict]:
@@ -251,12 +291,15 @@ def curve(train: list[dict], evals: list[dict]) -> list[dict]:
     by_step: dict[int, list[float]] = {}
     for record in evals:
         by_step.setdefault(record["step"], []).append(record["accuracy"])
-    return [{"step": s, "episodes": played.get(s, total), "success": sum(v) / len(v)} for s, v in sorted(by_step.items())]
+    return [
+        {"step": s, "episodes": played.get(s, total), "success": sum(v) / len(v)} for s, v in sorted(by_step.items())
+    ]
 
 
 # -- the study --------------------------------------------------------------------------------------
-def run_study(study: Study, seeds: list[int], root: Path, jobs: int = 1,
-              on_result: Callable[[dict], None] | None = None) -> list[dict]:
+def run_study(
+    study: Study, seeds: list[int], root: Path, jobs: int = 1, on_result: Callable[[dict], None] | None = None
+) -> list[dict]:
     """Every (arm, seed) of ``study``, ``jobs`` at a time; warm starts first, one per game set and seed."""
     tasks = [(arm, seed) for seed in seeds for arm in study.arms]
     if jobs <= 1:
@@ -304,8 +347,10 @@ def aggregate(study: Study, results: list[dict]) -> dict:
             "success": stat(lambda x: x["overall"]["success"]),
             "format_errors": stat(lambda x: x["overall"]["format_errors"]),
             "before_success": stat(lambda x: x["overall"]["success"], "before"),
-            "levels": {str(level): stat(lambda x, lv=str(level): x["levels"][lv]["success"])
-                       for level in study.budget.levels(study.eval_levels)},
+            "levels": {
+                str(level): stat(lambda x, lv=str(level): x["levels"][lv]["success"])
+                for level in study.budget.levels(study.eval_levels)
+            },
             "envs": {env_id: stat(lambda x, e=env_id: x["envs"][e]["success"]) for env_id in study.eval_env_ids},
             "minutes": round(sum(r["seconds"] for r in runs) / 60, 1),
         }
@@ -316,8 +361,13 @@ def mean_curve(results: list[dict], arm: str) -> list[dict]:
     """The arm's online-evaluation curve averaged over its seeds (episodes and success per evaluation)."""
     runs = [r["curve"] for r in results if r["arm"] == arm and r["curve"]]
     length = min((len(c) for c in runs), default=0)
-    return [{"episodes": sum(c[i]["episodes"] for c in runs) / len(runs),
-             "success": sum(c[i]["success"] for c in runs) / len(runs)} for i in range(length)]
+    return [
+        {
+            "episodes": sum(c[i]["episodes"] for c in runs) / len(runs),
+            "success": sum(c[i]["success"] for c in runs) / len(runs),
+        }
+        for i in range(length)
+    ]
 
 
 def episodes_to_reach(curve: list[dict], target: float) -> float | None:
@@ -336,18 +386,33 @@ def uptime_load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def write_report(study: Study, results: list[dict], seeds: list[int], command: str, seconds: float,
-                 load: dict[str, str], out: Path | None = None) -> Path:
+def write_report(
+    study: Study,
+    results: list[dict],
+    seeds: list[int],
+    command: str,
+    seconds: float,
+    load: dict[str, str],
+    out: Path | None = None,
+) -> Path:
     """``results.json``, ``table.md`` and ``figure.png`` of the study in ``out`` (fig/experiments/<study>)."""
     out = Path(out or FIG_ROOT / study.name)
     out.mkdir(parents=True, exist_ok=True)
     arms = aggregate(study, results)
     findings = study.findings(arms, results) if study.findings else {}
     data = {
-        "study": study.name, "claim": study.claim, "command": command, "seeds": seeds,
-        "budget": asdict(study.budget), "eval_env_ids": study.eval_env_ids,
+        "study": study.name,
+        "claim": study.claim,
+        "command": command,
+        "seeds": seeds,
+        "budget": asdict(study.budget),
+        "eval_env_ids": study.eval_env_ids,
         "eval_levels": study.budget.levels(study.eval_levels),
-        "wall_seconds": round(seconds, 1), "load_average": load, "arms": arms, "findings": findings, "runs": results,
+        "wall_seconds": round(seconds, 1),
+        "load_average": load,
+        "arms": arms,
+        "findings": findings,
+        "runs": results,
     }
     (out / "results.json").write_text(json.dumps(data, indent=1))
     notes = "".join(f"\n{key}: {value}\n" for key, value in findings.items())
@@ -361,8 +426,10 @@ def table(study: Study, arms: dict, n_seeds: int) -> str:
     key = "levels" if len(study.eval_levels) > 1 else "envs"
     columns = list(next(iter(arms.values()))[key]) if arms else []
     names = [f"level {c}" for c in columns] if key == "levels" else [c.split(":")[-1] for c in columns]
-    lines = [f"| arm ({n_seeds} seeds) | warm start | after PERPO | format errors | " + " | ".join(names) + " |",
-             "|---" * (4 + len(columns)) + "|"]
+    lines = [
+        f"| arm ({n_seeds} seeds) | warm start | after PERPO | format errors | " + " | ".join(names) + " |",
+        "|---" * (4 + len(columns)) + "|",
+    ]
     for name, arm in arms.items():
         cells = [f"{m:.2f} ± {s:.2f}" for m, s in (arm["before_success"], arm["success"], arm["format_errors"])]
         cells += [f"{arm[key][c][0]:.2f}" for c in columns]
@@ -405,16 +472,25 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
     from gymverse.errors import BadInput
 
     parser = argparse.ArgumentParser(description=(make_study.__doc__ or "").strip().splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smoke budget: checks the pipeline, measures "
-                        "nothing; writes everything under experiments-output/quick")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke budget: checks the pipeline, measures nothing; writes everything under experiments-output/quick",
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="training seeds")
     parser.add_argument("--jobs", type=int, default=1, help="runs trained side by side (one CPU core each)")
     parser.add_argument("--root", type=Path, default=None, help="run folders (default experiments-output/)")
-    parser.add_argument("--out", type=Path, default=None, help="results.json, table.md, figure.png "
-                        "(default fig/experiments/<study>)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="results.json, table.md, figure.png (default fig/experiments/<study>)"
+    )
     parser.add_argument("--pretrain", default=None, help="model to warm-start (default the built-in tiny)")
-    parser.add_argument("--steps", type=int, default=None, help="PERPO steps per run instead of the study's own "
-                        "(runs go to experiments-output/full-steps<N>, results to fig/experiments/<study>-steps<N>)")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="PERPO steps per run instead of the study's own "
+        "(runs go to experiments-output/full-steps<N>, results to fig/experiments/<study>-steps<N>)",
+    )
     options = parser.parse_args(argv)
     study = make_study(QUICK if options.quick else FULL)
     if options.pretrain:
@@ -440,8 +516,11 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
     def report(result: dict) -> None:
         done.append(result)
         after = result["after"]["overall"]["success"]
-        print(f"[{len(done)}/{total}] {study.name} {result['arm']} seed {result['seed']}: held-out success "
-              f"{after:.2f} ({result['seconds']:.0f} s)", flush=True)
+        print(
+            f"[{len(done)}/{total}] {study.name} {result['arm']} seed {result['seed']}: held-out success "
+            f"{after:.2f} ({result['seconds']:.0f} s)",
+            flush=True,
+        )
 
     try:
         results = run_study(study, options.seeds, root, options.jobs, on_result=report)
@@ -451,6 +530,8 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
     load["end"] = uptime_load()
     folder = write_report(study, results, options.seeds, command, time.time() - started, load, out)
     print((folder / "table.md").read_text())
-    print(f"{study.name}: {time.time() - started:.0f} s, load average {load['start']} -> {load['end']}; "
-          f"results in {folder}")
+    print(
+        f"{study.name}: {time.time() - started:.0f} s, load average {load['start']} -> {load['end']}; "
+        f"results in {folder}"
+    )
     return 0

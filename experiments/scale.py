@@ -7,8 +7,16 @@ import sys
 from experiments.harness import Arm, Budget, Study, main
 
 # Games whose level-1 prompt fits the tiny model's context, in the order the arms add them.
-POOL = ["gymverse:GridCourier", "gymverse:MailSorter", "gymverse:LightsOut", "gymverse:PeakFinder",
-        "gymverse:TakeAwayDuel", "gymverse:HotColdTreasure", "gymverse:CodeLock", "gymverse:ShortestPath"]
+POOL = [
+    "gymverse:GridCourier",
+    "gymverse:MailSorter",
+    "gymverse:LightsOut",
+    "gymverse:PeakFinder",
+    "gymverse:TakeAwayDuel",
+    "gymverse:HotColdTreasure",
+    "gymverse:CodeLock",
+    "gymverse:ShortestPath",
+]
 HELD_OUT = ["gymverse:Battleship", "gymverse:HornClauseProof"]
 
 
@@ -17,8 +25,10 @@ def scale_study(budget: Budget) -> Study:
     return Study(
         name="scale",
         claim="more distinct training environments generalize better to unseen ones",
-        arms=[Arm(f"{n} game{'s' if n > 1 else ''}", {"env_id": "|".join(POOL[:n])}, warm_env_id="|".join(POOL[:2]))
-              for n in (1, 2, 4, 8)],
+        arms=[
+            Arm(f"{n} game{'s' if n > 1 else ''}", {"env_id": "|".join(POOL[:n])}, warm_env_id="|".join(POOL[:2]))
+            for n in (1, 2, 4, 8)
+        ],
         flags={"evolve": True, "max_model_len": 640},
         eval_env_ids=HELD_OUT,
         eval_levels=[1],

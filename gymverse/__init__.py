@@ -8,14 +8,31 @@ registered and what failed (a failure is also a warning).
 import warnings
 
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, RebuildOnComplexity, extract_boxed, get_env_complexity, lose,
-    register_library, register_plugins, set_env_complexity, win,
+    EvolvableEnv,
+    Feedback,
+    InvalidAction,
+    RebuildOnComplexity,
+    extract_boxed,
+    get_env_complexity,
+    lose,
+    register_library,
+    register_plugins,
+    set_env_complexity,
+    win,
 )
 from gymverse.sandbox.folders import register_env_dir
 
 __all__ = [
-    "EvolvableEnv", "Feedback", "InvalidAction", "RebuildOnComplexity", "extract_boxed", "get_env_complexity",
-    "lose", "register_env_dir", "set_env_complexity", "win",
+    "EvolvableEnv",
+    "Feedback",
+    "InvalidAction",
+    "RebuildOnComplexity",
+    "extract_boxed",
+    "get_env_complexity",
+    "lose",
+    "register_env_dir",
+    "set_env_complexity",
+    "win",
 ]
 
 import gymverse.curriculum  # noqa: E402,F401  (puts GymVerse's evolve rule behind EvolvableEnv.evolve)

@@ -10,11 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from gymverse.console import console
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, ResourceError
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
-from gymverse.genenv.cli import genenv_command
-from gymverse.genenv.cli import translate as translate_genenv
 from gymverse.run.sft import sft_command
 from gymverse.synthesis.command import synthesize_command
 
@@ -54,9 +52,15 @@ def envs(dir: Path | None = None) -> None:  # noqa: A002 (the flag is --dir)
         label = env_id + (" (unverified)" if env_id in unverified else "")
         for i, (name, (first, tenth)) in enumerate(params):
             first_row = i == 0
-            table.add_row(label if first_row else "", game_domain(cls) if first_row else "",
-                          str(highest_complexity(env_id) or "-") if first_row else "", name, str(first), str(tenth),
-                          end_section=i == len(params) - 1)
+            table.add_row(
+                label if first_row else "",
+                game_domain(cls) if first_row else "",
+                str(highest_complexity(env_id) or "-") if first_row else "",
+                name,
+                str(first),
+                str(tenth),
+                end_section=i == len(params) - 1,
+            )
     console.print(table)
 
 
@@ -145,8 +149,9 @@ def check(
         where = f" ({Path(file).name})" if file else ""
         console.print(f"[{VERDICT_STYLE[verdict]}]{verdict:<18}[/] {escape(env_id)}{escape(where)}", highlight=False)
         for problem in problems:
-            console.print(f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning")
-                          else None)
+            console.print(
+                f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning") else None
+            )
 
     here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
     if here.ids or here.all or here.dir or not envs.dir:  # (with nothing named, resolve says what to name)
@@ -158,8 +163,10 @@ def check(
 
         problem = jail_problem()
         if problem:
-            raise BadInput(f"--dir {envs.dir} is not trusted and no jail can be made here: {problem}; "
-                           "--trusted imports your own games into this process")
+            raise BadInput(
+                f"--dir {envs.dir} is not trusted and no jail can be made here: {problem}; "
+                "--trusted imports your own games into this process"
+            )
 
         def show(verdict: FileVerdict) -> None:
             nonlocal broken
@@ -175,10 +182,15 @@ def check(
 
         with _file_progress() as progress:
             task = progress.add_task("checking files", total=None)
-            judgement = judge_folder(envs.dir, levels=levels[:10], seeds=min(seeds, 3), workers=workers,
-                                     limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0,
-                                                   memory_mb=memory_mb),
-                                     resume=not fresh, on_verdict=show)
+            judgement = judge_folder(
+                envs.dir,
+                levels=levels[:10],
+                seeds=min(seeds, 3),
+                workers=workers,
+                limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0, memory_mb=memory_mb),
+                resume=not fresh,
+                on_verdict=show,
+            )
         for entry, why in judgement.bad.items():
             broken += 1
             row("-", entry, "FAIL", [why])
@@ -187,8 +199,9 @@ def check(
         if judgement.resumed:
             console.print(f"[dim]{judgement.resumed} files were judged by an earlier run (--fresh: judge again)[/dim]")
     if failed:
-        console.print(f"[red]{failed} of {rows} failed[/red]" + (f" ({broken} could not be imported or built)"
-                                                                 if broken else ""))
+        console.print(
+            f"[red]{failed} of {rows} failed[/red]" + (f" ({broken} could not be imported or built)" if broken else "")
+        )
     if failed - (broken if tolerate_broken_files else 0) > 0:
         sys.exit(1)
 
@@ -196,13 +209,24 @@ def check(
 def _file_progress():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
 
 
 def train() -> None:
     """Train with PERPO (OAT's actor-learner backend when oat-llm is installed, else the native trainer);
     `gymverse train --help` lists its flags."""
+
+
+def genenv() -> None:
+    """Co-evolve an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset; takes
+    GenEnv's key=value overrides too; `gymverse genenv --help` lists its flags."""
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
@@ -213,31 +237,37 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "audit": audit_command,
     "sft": sft_command,
     "synthesize": synthesize_command,
-    "genenv": genenv_command,
+    "genenv": genenv,
     "train": train,
 }
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2.
+    """Run a subcommand; bad input (a bad id, value or path) is one line and exit status 2, a failing resource
+    (an endpoint, the disk) one line and exit status 1.
 
-    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` parses its own flags (those of
-    ``examples/train_oat/train_oat_perpo.py``) and exits with the trainer's status.
+    Set ``GYMVERSE_DEBUG=1`` to see the traceback instead. ``train`` and ``genenv`` parse their own flags (those
+    of ``examples/train_oat/train_oat_perpo.py``; GenEnv's keys) and exit with the run's status.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:
         from gymverse.training import main as train_main
 
         sys.exit(train_main(argv[1:], prog="gymverse train"))
+    if argv[:1] == ["genenv"]:
+        from gymverse.genenv.cli import main as genenv_main
+
+        sys.exit(genenv_main(argv[1:], prog="gymverse genenv"))
     try:
-        if argv[:1] == ["genenv"]:  # GenEnv's key=value overrides become flags
-            argv = ["genenv", *translate_genenv(argv[1:])]
         tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
     except (BadInput, ValueError, FileNotFoundError) as error:
         if os.environ.get("GYMVERSE_DEBUG"):
             raise
         console.print(f"[red]error:[/red] {escape(str(error))}")
         sys.exit(2)
+    except ResourceError as error:  # an endpoint that keeps failing, a full disk
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        sys.exit(1)
     except BrokenPipeError:  # the reader stopped early (`gymverse envs | head`): not an error of ours
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
 

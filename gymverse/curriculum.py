@@ -40,9 +40,7 @@ class Curriculum:
 
     def __post_init__(self) -> None:
         if not self.min_complexity <= self.start <= self.max_complexity:
-            raise ValueError(
-                f"start complexity {self.start} is outside [{self.min_complexity}, {self.max_complexity}]"
-            )
+            raise ValueError(f"start complexity {self.start} is outside [{self.min_complexity}, {self.max_complexity}]")
 
     def complexity(self, env_id: str) -> int:
         return self._state(env_id).complexity
@@ -184,8 +182,9 @@ def highest_complexities(env_ids: list[str]) -> dict[str, int]:
     """Each registered game's highest complexity, for a curriculum's ``highest`` (games that declare none, and
     names that are not registered, are left out: ``max_complexity`` alone bounds them)."""
     known = set(registered_ids())
-    return {env_id: limit for env_id in env_ids
-            if env_id in known and (limit := highest_complexity(env_id)) is not None}
+    return {
+        env_id: limit for env_id in env_ids if env_id in known and (limit := highest_complexity(env_id)) is not None
+    }
 
 
 CURRICULA: dict[str, type[Curriculum]] = {

@@ -1,6 +1,8 @@
-"""The one error for bad input: a request gymverse cannot serve, with a message that says what to fix.
+"""gymverse's two errors: bad input (a request gymverse cannot serve) and a failing resource (something outside
+gymverse that a run depends on), each with a message that says what to fix.
 
-Command lines print it as one line and exit with status 2; library callers catch it like any ValueError.
+Command lines print either as one line and exit with status 2 (bad input) or 1 (a failing resource); library
+callers catch bad input like any ValueError.
 """
 
 import difflib
@@ -9,6 +11,11 @@ from typing import Collection, Iterable
 
 class BadInput(ValueError):
     """Bad input from a user (a flag value, an id, a path, a file): the message names it and says why."""
+
+
+class ResourceError(RuntimeError):
+    """Something outside gymverse failed (an endpoint that keeps failing, a full disk): the message names it and
+    what it did. A run stopped by one keeps its last save, which ``--resume`` continues from."""
 
 
 def closest(name: str, choices: Iterable[str]) -> str | None:

@@ -30,7 +30,7 @@ def discounted_returns(rewards: Sequence[float], gamma: float) -> list[float]:
     return returns
 
 
-def env_moments(values: Sequence[float], env_ids: Sequence[str]) -> Moments:
+def env_moments(values: Sequence[float] | np.ndarray, env_ids: Sequence[str]) -> Moments:
     """Count, sum and sum of squares of ``values`` grouped by environment."""
     if len(values) != len(env_ids):
         raise ValueError(f"{len(values)} values but {len(env_ids)} env ids")
@@ -58,7 +58,10 @@ def mean_std(count: int, total: float, squares: float) -> tuple[float, float]:
 
 
 def normalize_per_env(
-    values: Sequence[float], env_ids: Sequence[str], moments: Mapping | None = None, eps: float = 1e-9,
+    values: Sequence[float] | np.ndarray,
+    env_ids: Sequence[str],
+    moments: Mapping | None = None,
+    eps: float = 1e-9,
 ) -> np.ndarray:
     """``(G - mean_e) / (std_e + eps)`` for each value, with ``e`` its environment.
 
@@ -120,11 +123,29 @@ def ppo_clip_loss(
     return loss, stats
 
 
-def kl_penalty(logprobs: torch.Tensor, ref_logprobs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Per-token estimate of KL(policy || reference), zero where ``mask`` is 0.
+KL_ESTIMATORS = ("low_var_kl", "kl", "abs", "mse")
 
-    The non-negative estimator ``exp(d) - d - 1`` with ``d = ref - policy`` (unbiased for samples
-    drawn from the policy). Aggregate it like the loss: ``aggregate_tokens(kl, mask, normalizer)``.
+
+def kl_penalty(
+    logprobs: torch.Tensor, ref_logprobs: torch.Tensor, mask: torch.Tensor, estimator: str = "low_var_kl"
+) -> torch.Tensor:
+    """Per-token estimate of KL(policy || reference), zero where ``mask`` is 0, by veRL's estimators:
+
+    * ``low_var_kl`` (k3): ``exp(d) - d - 1`` with ``d = ref - policy``, non-negative, unbiased for samples drawn
+      from the policy, clipped to [-10, 10] as veRL clips it;
+    * ``kl`` (k1): ``policy - ref``; ``abs``: ``|policy - ref|``; ``mse`` (k2): ``(policy - ref)^2 / 2``.
+
+    Aggregate it like the loss: ``aggregate_tokens(kl, mask, normalizer)``.
     """
-    delta = ref_logprobs - logprobs
-    return (torch.exp(delta) - delta - 1.0) * mask.to(logprobs.dtype)
+    log_ratio = logprobs - ref_logprobs
+    if estimator == "low_var_kl":
+        kl = torch.clamp(torch.exp(-log_ratio) + log_ratio - 1.0, -10.0, 10.0)
+    elif estimator == "kl":
+        kl = log_ratio
+    elif estimator == "abs":
+        kl = log_ratio.abs()
+    elif estimator == "mse":
+        kl = 0.5 * log_ratio.square()
+    else:
+        raise ValueError(f"unknown KL estimator {estimator!r}; one of {', '.join(KL_ESTIMATORS)}")
+    return kl * mask.to(logprobs.dtype)

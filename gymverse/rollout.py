@@ -17,6 +17,7 @@ is how ``collect_episodes`` learns whether an episode was won.
 
 import contextlib
 import io
+import random
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -62,7 +63,9 @@ def apply_template(name: str, observation: str, tokenizer: Any = None) -> str:
         if tokenizer is None or not getattr(tokenizer, "chat_template", None):
             raise ValueError("the 'chat' prompt template needs a tokenizer that has a chat template")
         return tokenizer.apply_chat_template(
-            [{"role": "user", "content": observation}], tokenize=False, add_generation_prompt=True,
+            [{"role": "user", "content": observation}],
+            tokenize=False,
+            add_generation_prompt=True,
         )
     return TEMPLATES[name].format(observation=observation)
 
@@ -192,6 +195,7 @@ def collect_episodes(
     stop_at_box: bool | None = None,
     invalid_action: str = "",
     max_turns: int | None = None,
+    sample_seeds: Sequence[int] | None = None,
 ) -> list[Episode]:
     """Play ``num_episodes`` whole episodes on ``env_group`` and return them in the order they began.
 
@@ -210,6 +214,9 @@ def collect_episodes(
       for the templates in :data:`BOXED_ANSWER_TEMPLATES`; other templates keep the policy's setting.
     * ``max_turns`` ends an episode that the game has not ended after that many turns, as a failure with
       ``ended_by="turn_limit"`` (games written elsewhere may never end one).
+    * ``sample_seeds``, one per episode in the order they begin: episode ``n`` draws every reply from
+      ``random.Random(sample_seeds[n])`` (the policy's ``rngs``), so its draws do not depend on the
+      other episodes or on the order they are played in. None: the policy's own random stream.
     """
     if num_episodes < 1:
         return []
@@ -221,13 +228,18 @@ def collect_episodes(
         raise ValueError("max_model_len needs a tokenizer to count prompt tokens")
     if stop_at_box is None and template in BOXED_ANSWER_TEMPLATES:
         stop_at_box = True
+    if sample_seeds is not None and len(sample_seeds) < num_episodes:
+        raise ValueError(f"sample_seeds holds {len(sample_seeds)} seeds for {num_episodes} episodes")
     envs = env_group.envs
     observations, _ = env_group.reset(seed=seed)
     running: dict[int, Episode] = {}
+    streams: dict[int, random.Random] = {}  # copy -> its episode's rng, with sample_seeds
     begun: list[Episode] = []
 
     def begin(i: int) -> None:
         episode = Episode(env_id=env_id, complexity=getattr(envs[i].unwrapped, "complexity", None))
+        if sample_seeds is not None:
+            streams[i] = random.Random(sample_seeds[len(begun)])
         running[i] = episode
         begun.append(episode)
 
@@ -251,7 +263,10 @@ def collect_episodes(
                 continue
         indices = list(prompts)
         generations = policy.generate(
-            [prompts[i] for i in indices], envs=[envs[i].unwrapped for i in indices], stop_at_box=stop_at_box,
+            [prompts[i] for i in indices],
+            envs=[envs[i].unwrapped for i in indices],
+            stop_at_box=stop_at_box,
+            rngs=[streams[i] for i in indices] if sample_seeds is not None else None,
         )
         actions = {i: invalid_action if g.truncated else g.text for i, g in zip(indices, generations)}
         next_observations, rewards, terminated, truncated, infos = env_group.step(actions)
@@ -272,8 +287,12 @@ def collect_episodes(
 
 def _turn(prompt: str, generation: Generation, reward: float) -> Turn:
     return Turn(
-        prompt=prompt, response=generation.text, prompt_ids=list(generation.prompt_ids),
-        response_ids=list(generation.response_ids), logprobs=list(generation.logprobs), reward=reward,
+        prompt=prompt,
+        response=generation.text,
+        prompt_ids=list(generation.prompt_ids),
+        response_ids=list(generation.response_ids),
+        logprobs=list(generation.logprobs),
+        reward=reward,
         invalid=generation.truncated,
     )
 

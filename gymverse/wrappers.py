@@ -106,7 +106,7 @@ class FeedbackDesign(gem.core.EnvWrapper):
 
 
 def plain_feedback(reward: float, done: bool, info: dict[str, Any]) -> str:
-    """"Valid move." or "Invalid move.", and at the end of the episode "You won." or "You lost."."""
+    """ "Valid move." or "Invalid move.", and at the end of the episode "You won." or "You lost."."""
     text = "Invalid move." if reward <= INVALID_REWARD + 1e-9 and not info.get("success") else "Valid move."
     if done:
         text += " You won." if episode_success(info, reward) else " You lost."

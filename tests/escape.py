@@ -22,20 +22,30 @@ ACTS = {
     "read_secret": 'found = os.environ.get(SECRET_NAME, "") + read(f"/proc/{os.getppid()}/environ") + read("/proc/1/environ")',
     "write_files": 'write(HOME_FILE); write(CWD_FILE); write(f"/proc/{os.getppid()}/cwd/{CANARY}"); write(TMP_FILE)',
     "connect": 'socket.create_connection(("127.0.0.1", PORT), timeout=1).sendall(b"escaped")',
-    "connect_subprocess": 'subprocess.run([sys.executable, "-c", f"import socket; socket.create_connection((\'127.0.0.1\', {PORT}), timeout=1).sendall(b\'escaped\')"], timeout=5)',
-    "connect_ctypes": 'connect_with_ctypes()',
-    "survive": 'subprocess.Popen([sys.executable, "-c", f"import time; time.sleep(3); open({OUTSIDE_FILE!r}, \'w\').write(\'{MARKER}\')", MARKER], start_new_session=True)',
-    "fork": 'fork_many(200)',
-    "patch_checker": 'patch_checker()',
-    "forge": 'forge_frames()',
-    "kill_parents": 'kill_parents()',
-    "print_flood": 'flood(sys.stdout.fileno())',
-    "channel_flood": 'flood_channels()',
-    "hang": 'spin()',
-    "exit": 'os._exit(0)',
+    "connect_subprocess": "subprocess.run([sys.executable, \"-c\", f\"import socket; socket.create_connection(('127.0.0.1', {PORT}), timeout=1).sendall(b'escaped')\"], timeout=5)",
+    "connect_ctypes": "connect_with_ctypes()",
+    "survive": "subprocess.Popen([sys.executable, \"-c\", f\"import time; time.sleep(3); open({OUTSIDE_FILE!r}, 'w').write('{MARKER}')\", CANARY], start_new_session=True)",
+    "fork": "fork_many(200)",
+    "patch_checker": "patch_checker()",
+    "forge": "forge_frames()",
+    "kill_parents": "kill_parents()",
+    "print_flood": "flood(sys.stdout.fileno())",
+    "channel_flood": "flood_channels()",
+    "hang": "spin()",
+    "exit": "os._exit(0)",
 }
-AT_BOTH_STAGES = ("read_secret", "write_files", "connect", "connect_subprocess", "connect_ctypes", "survive",
-                  "patch_checker", "forge", "kill_parents", "exit")
+AT_BOTH_STAGES = (
+    "read_secret",
+    "write_files",
+    "connect",
+    "connect_subprocess",
+    "connect_ctypes",
+    "survive",
+    "patch_checker",
+    "forge",
+    "kill_parents",
+    "exit",
+)
 
 TEMPLATE = '''
 import ctypes, json, os, socket, struct, subprocess, sys, time
@@ -241,8 +251,12 @@ class Traps:
             connection.close()
 
     def paths(self) -> dict[str, Path]:
-        return {"home": self.home / self.canary, "cwd": self.cwd / self.canary,
-                "tmp": Path("/tmp") / self.canary, "outside": self.outside}
+        return {
+            "home": self.home / self.canary,
+            "cwd": self.cwd / self.canary,
+            "tmp": Path("/tmp") / self.canary,
+            "outside": self.outside,
+        }
 
     def folder(self, stages: tuple[str, ...] = ("import", "step"), acts: dict[str, str] = ACTS) -> Path:
         """A folder of payload files (each act at each stage it is tried at) and the control game."""
@@ -252,9 +266,18 @@ class Traps:
         for name, act in acts.items():
             for stage in stages if name in AT_BOTH_STAGES else stages[-1:]:
                 source = TEMPLATE.format(
-                    secret_name=SECRET_NAME, port=self.port, canary=self.canary, home_file=str(paths["home"]),
-                    cwd_file=str(paths["cwd"]), tmp_file=str(paths["tmp"]), outside_file=str(paths["outside"]),
-                    marker=MARKER, act=act, stage=stage, two_gb=TWO_GB)
+                    secret_name=SECRET_NAME,
+                    port=self.port,
+                    canary=self.canary,
+                    home_file=str(paths["home"]),
+                    cwd_file=str(paths["cwd"]),
+                    tmp_file=str(paths["tmp"]),
+                    outside_file=str(paths["outside"]),
+                    marker=MARKER,
+                    act=act,
+                    stage=stage,
+                    two_gb=TWO_GB,
+                )
                 (folder / f"{MARKER}_{name}_at_{stage}.py").write_text(textwrap.dedent(source))
         (folder / "control.py").write_text(CONTROL)
         return folder
@@ -265,7 +288,8 @@ class Traps:
         found = [f"wrote {where}: {path}" for where, path in self.paths().items() if path.exists()]
         found += [f"connected to the host's loopback: {data!r}" for data in self.connections]
         found += [f"the secret appears in {i}" for i, text in enumerate(outputs) if self.secret in text]
-        alive = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True).stdout.split()
+        mine = f"{self.canary}|{self.root}"  # this suite's jails and payloads, not another suite's running beside it
+        alive = subprocess.run(["pgrep", "-f", mine], capture_output=True, text=True).stdout.split()
         found += [f"process {pid} outlived the run" for pid in alive if int(pid) != os.getpid()]
         return found
 

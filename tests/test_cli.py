@@ -36,7 +36,8 @@ def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
     code, out = run(["check", "gymverse:PeakFinder", "--seeds", "2", "--max-level", "3"], capsys)
     assert code == 0 and "pass" in out
 
-    (tmp_path / "bad.py").write_text(textwrap.dedent('''
+    (tmp_path / "bad.py").write_text(
+        textwrap.dedent("""
         from gymverse import EvolvableEnv, Feedback
 
         class NeverEnds(EvolvableEnv):
@@ -46,7 +47,8 @@ def test_check_reports_a_verdict_and_fails_on_a_broken_folder(capsys, tmp_path):
                 raise ZeroDivisionError("oops")
             def oracle_action(self):
                 return "\\\\boxed{x}"
-    '''))
+    """)
+    )
     code, out = run(["check", "--dir", str(tmp_path), "--seeds", "2", "--max-level", "3"], capsys)
     assert code == 1 and "FAIL" in out
 
@@ -79,12 +81,16 @@ def test_bad_input_is_refused_before_torch_loads():
     import subprocess
     import sys
 
-    probe = ("import sys\nfrom gymverse import cli\n"
-             "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
-             "print('torch' in sys.modules, 'transformers' in sys.modules, code)")
-    for argv in (["eval", "gymverse:PeakFinder", "--policy", "/no/such/model"],
-                 ["eval", "gymverse:PeakFinder", "--policy", "tiny", "--top-p", "2"],
-                 ["sft", "--pretrain", "/no/such/model"]):
+    probe = (
+        "import sys\nfrom gymverse import cli\n"
+        "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
+        "print('torch' in sys.modules, 'transformers' in sys.modules, code)"
+    )
+    for argv in (
+        ["eval", "gymverse:PeakFinder", "--policy", "/no/such/model"],
+        ["eval", "gymverse:PeakFinder", "--policy", "tiny", "--top-p", "2"],
+        ["sft", "--pretrain", "/no/such/model"],
+    ):
         done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True)
         assert done.stdout.split()[-3:] == ["False", "False", "2"], (argv, done.stdout, done.stderr)
 
@@ -120,8 +126,26 @@ def test_sft_trains_on_the_cpu_threads_it_is_given(tiny_dir, tmp_path, capsys):
     before = torch.get_num_threads()
     torch.set_num_threads(3)
     try:
-        code, out = run(["sft", "--pretrain", str(tiny_dir), "--env-id", "gymverse:PeakFinder", "--episodes", "1",
-                         "--difficulty", "1", "--epochs", "1", "--cpu-threads", "1", "--output", str(tmp_path)], capsys)
+        code, out = run(
+            [
+                "sft",
+                "--pretrain",
+                str(tiny_dir),
+                "--env-id",
+                "gymverse:PeakFinder",
+                "--episodes",
+                "1",
+                "--difficulty",
+                "1",
+                "--epochs",
+                "1",
+                "--cpu-threads",
+                "1",
+                "--output",
+                str(tmp_path),
+            ],
+            capsys,
+        )
         assert code == 0 and torch.get_num_threads() == 1, out
     finally:
         torch.set_num_threads(before)

@@ -8,17 +8,28 @@ from pathlib import Path
 
 import gem
 import pytest
-from hypothesis import given, strategies as st
+from gymverse.envs.games.lights_out import LightsOut
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gymverse
 from gymverse.curriculum import highest_complexities, make_curriculum
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_table, distinct_draws, extract_boxed, highest_complexity, lose,
-    parse_int, sample_params, split_command, win,
+    EvolvableEnv,
+    Feedback,
+    InvalidAction,
+    command_table,
+    distinct_draws,
+    extract_boxed,
+    highest_complexity,
+    lose,
+    parse_int,
+    sample_params,
+    split_command,
+    win,
 )
 from gymverse.env.checker import check_env
 from gymverse.env.complexity import line_value, validate_complexity
-from gymverse.envs.games.lights_out import LightsOut
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -216,8 +227,13 @@ def test_oracle_action_is_none_once_the_episode_is_over():
 
 @pytest.mark.parametrize("name", ["threshold", "alpha", "ratchet", "uniform"])
 def test_curricula_never_ask_past_a_games_highest_complexity(name):
-    curriculum = make_curriculum(name, start=2, max_complexity=50, highest={"capped": 4}, **(
-        {"min_episodes": 1} if name == "ratchet" else {"up_steps": 1} if name == "threshold" else {}))
+    curriculum = make_curriculum(
+        name,
+        start=2,
+        max_complexity=50,
+        highest={"capped": 4},
+        **({"min_episodes": 1} if name == "ratchet" else {"up_steps": 1} if name == "threshold" else {}),
+    )
     capped, free = zip(*[(curriculum.update("capped", 1.0), curriculum.update("free", 1.0)) for _ in range(20)])
     assert max(capped) == 4 and max(free) > 4
     assert make_curriculum(name, start=9, highest={"capped": 4}).complexity("capped") == 4

@@ -1,14 +1,12 @@
 """The algorithms games' own rules (the contract every game keeps is tested in test_library.py)."""
 
 import pytest
-
+from episodes import play
 from gymverse.envs.algorithms.build_order import BuildOrder
 from gymverse.envs.algorithms.counterfeit_coin import CounterfeitCoin, weighings_needed
 from gymverse.envs.algorithms.expression_tree import ExpressionTree
 from gymverse.envs.algorithms.shortest_path import ShortestPath
 from gymverse.envs.algorithms.sorted_matrix_search import SortedMatrixSearch
-
-from episodes import play
 
 
 @pytest.mark.parametrize("coins", range(3, 41))

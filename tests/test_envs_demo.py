@@ -1,13 +1,12 @@
 """The two games the CPU training demo learns: GridCourier and MailSorter."""
 
 import pytest
-
-import gymverse  # noqa: F401  (registers the games)
+from episodes import play
 from gymverse.envs.games.grid_courier import GridCourier
 from gymverse.envs.games.mail_sorter import MailSorter
-from gymverse.rollout import make_env_group
 
-from episodes import play
+import gymverse  # noqa: F401  (registers the games)
+from gymverse.rollout import make_env_group
 
 GAMES = [GridCourier, MailSorter]
 

@@ -5,15 +5,13 @@ import math
 import random
 
 import pytest
-
-from gymverse.envs.games.battleship import Battleship, around
+from episodes import play
+from gymverse.envs.games.battleship import Battleship
 from gymverse.envs.games.code_lock import CodeLock, score
 from gymverse.envs.games.hot_cold_treasure import HotColdTreasure, compare
 from gymverse.envs.games.key_door_dungeon import KeyDoorDungeon
 from gymverse.envs.games.lights_out import LightsOut, fewest_presses, press_mask
 from gymverse.envs.games.take_away_duel import TakeAwayDuel, grundy_table
-
-from episodes import play
 
 # Budgets are counted at reset without playing the solver: each must be what the solver spends plus the spare moves.
 BUDGET_FROM_SOLVER_MOVES = {
@@ -60,8 +58,12 @@ def test_lights_out_plan_is_the_smallest_that_clears_the_board():
             if plan >> cell & 1:
                 after ^= masks[cell]
         assert after == 0
-        smallest = min(size for size in range(rows * cols + 1) for chosen in itertools.combinations(masks, size)
-                       if _xor(chosen) == lit)
+        smallest = min(
+            size
+            for size in range(rows * cols + 1)
+            for chosen in itertools.combinations(masks, size)
+            if _xor(chosen) == lit
+        )
         assert plan.bit_count() == smallest
 
 
@@ -94,13 +96,20 @@ def test_take_away_opponent_at_full_skill_punishes_one_mistake():
     assert punished >= 5
 
 
-def test_battleship_fleets_never_touch():
-    env = Battleship(complexity=15)
-    for seed in range(10):
+@pytest.mark.parametrize("complexity", [15, 100])
+def test_battleship_fleets_never_touch_and_each_ship_knows_its_cells_and_surroundings(complexity):
+    env = Battleship(complexity=complexity)
+    for seed in range(4):
         env.reset(seed=seed)
-        for i, ship in enumerate(env.ships):
-            neighbours = {n for cell in ship for n in around(cell, env.size)}
-            assert not any(env.ship_at.get(n, i) != i for n in neighbours)
+        bits = {1 << (r * env.size + c): (r, c) for r, c in env.sea.cells}
+        for i, ship in enumerate(env.fleet):
+            cells = {bits[bit] for bit in bits if ship.mask & bit}
+            around = {bits[bit] for bit in bits if ship.halo & bit}
+            assert cells == set(ship.cells)
+            assert around == {
+                (r, c) for r, c in env.sea.cells if any(max(abs(r - a), abs(c - b)) <= 1 for a, b in cells)
+            }  # one step, diagonals too
+            assert not any(env.ship_at.get(cell, i) != i for cell in around)
 
 
 def test_battleship_repeated_shot_is_wasted():

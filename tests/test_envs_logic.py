@@ -2,7 +2,6 @@
 
 import itertools
 
-
 from gymverse.envs.logic.boolean_satisfiability import BooleanSatisfiability
 from gymverse.envs.logic.graph_coloring import GraphColoring
 from gymverse.envs.logic.hidden_rule_induction import HiddenRuleInduction, holds
@@ -24,8 +23,11 @@ def test_knights_reply_says_whether_two_islanders_share_a_type():
 
 def test_zebra_clues_have_exactly_one_solution():
     rules = {
-        "same": lambda a, b: a == b, "diff": lambda a, b: a != b, "left": lambda a, b: a + 1 == b,
-        "next": lambda a, b: abs(a - b) == 1, "before": lambda a, b: a < b,
+        "same": lambda a, b: a == b,
+        "diff": lambda a, b: a != b,
+        "left": lambda a, b: a + 1 == b,
+        "next": lambda a, b: abs(a - b) == 1,
+        "before": lambda a, b: a < b,
     }
     for seed in range(5):
         env = ZebraPuzzle(complexity=1, enable_param_randomization=False)

@@ -3,15 +3,13 @@
 import random
 
 import pytest
-
+from episodes import play
 from gymverse.envs.tool_use.api_token_chain import ApiTokenChain
 from gymverse.envs.tool_use.bank_reconciliation import BankReconciliation
 from gymverse.envs.tool_use.file_system_hunt import FileSystemHunt
 from gymverse.envs.tool_use.flight_booking import FlightBooking
 from gymverse.envs.tool_use.meeting_scheduler import MeetingScheduler
 from gymverse.envs.tool_use.warehouse_fulfillment import WarehouseFulfillment
-
-from episodes import play
 
 GAMES = [BankReconciliation, FileSystemHunt, MeetingScheduler, FlightBooking, WarehouseFulfillment, ApiTokenChain]
 

@@ -6,14 +6,13 @@ import gem
 import pytest
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from experiments import complexity, correctness, data_efficiency, feedback, scale
+from experiments.harness import QUICK, Budget, curve, episodes_to_reach, main, mean_curve, mean_std
 from gymverse.env import registered_ids
 from gymverse.env.success import episode_success
 from gymverse.evaluation.audit import AuditConfig, run_audit
 from gymverse.evaluation.targets import target_for
 from gymverse.wrappers import BuggyTwin, FeedbackDesign, register_variant
-
-from experiments import complexity, correctness, data_efficiency, feedback, scale
-from experiments.harness import QUICK, Budget, curve, episodes_to_reach, main, mean_curve, mean_std
 
 
 def solve(env, seed: int = 0):
@@ -75,8 +74,9 @@ def test_bug_probabilities_outside_0_1_are_refused():
 
 def test_the_audit_flags_the_buggy_twin_of_every_builtin_game():
     twins = [register_variant(env_id, "buggy") for env_id in registered_ids("gymverse")]
-    config = AuditConfig(levels=[1, 2, 3], episodes=4, solver_episodes=4, checker_max_level=2, checker_seeds=1,
-                         sections=["correctness"])
+    config = AuditConfig(
+        levels=[1, 2, 3], episodes=4, solver_episodes=4, checker_max_level=2, checker_seeds=1, sections=["correctness"]
+    )
     result = run_audit([target_for(twin) for twin in twins], config)
     flagged = {p.env_id for p in result.problems if p.reason in ("success_mismatch", "solver_fails")}
     assert flagged == set(twins)
@@ -84,8 +84,11 @@ def test_the_audit_flags_the_buggy_twin_of_every_builtin_game():
 
 def test_the_audit_flags_each_bug_alone():
     reasons = {}
-    for kind, params in (("unwinnable", dict(unwinnable=0.5, reward_flip=0.0, lie=0.0)),
-                         ("flip", dict(unwinnable=0.0, reward_flip=0.5, lie=0.0))):
+    for kind, params in (
+        ("unwinnable", dict(unwinnable=0.5, reward_flip=0.0, lie=0.0)),
+        ("flip", dict(unwinnable=0.0, reward_flip=0.5, lie=0.0)),
+    ):
+
         class Twin(BuggyTwin):  # an env class, as the audit takes one
             domain = "games"
 
@@ -129,7 +132,7 @@ def test_plain_feedback_says_valid_invalid_won_lost():
     env = FeedbackDesign(gem.make("gymverse:MailSorter"), "plain")
     env.reset(seed=0)
     assert env.step("\\boxed{Nowhere}")[0] == "Invalid move."
-    observation, reward, *_ , info = solve(env)
+    observation, reward, *_, info = solve(env)
     assert observation == "Valid move. You won." and episode_success(info, reward)
 
 
@@ -154,8 +157,10 @@ def test_mean_std_over_seeds():
 def test_curve_counts_the_training_episodes_before_each_evaluation():
     train = [{"step": 1, "num_episodes": 4}, {"step": 2, "num_episodes": 6}]
     evals = [{"step": 0, "accuracy": 0.0}, {"step": 2, "accuracy": 0.5}, {"step": 2, "accuracy": 1.0}]
-    assert curve(train, evals) == [{"step": 0, "episodes": 0, "success": 0.0},
-                                   {"step": 2, "episodes": 10, "success": 0.75}]
+    assert curve(train, evals) == [
+        {"step": 0, "episodes": 0, "success": 0.0},
+        {"step": 2, "episodes": 10, "success": 0.75},
+    ]
 
 
 def test_episodes_to_reach_interpolates_between_evaluations():
@@ -170,8 +175,12 @@ def test_data_efficiency_reads_the_episodes_each_schedule_needs():
     def run(arm, successes):
         return {"arm": arm, "curve": [{"episodes": 50 * i, "success": s} for i, s in enumerate(successes)]}
 
-    results = [run(data_efficiency.STATIC, [0.0, 0.1, 0.2, 0.4]), run(data_efficiency.STATIC, [0.0, 0.1, 0.2, 0.2]),
-               run(data_efficiency.ALIGNED, [0.0, 0.3, 0.4, 0.4]), run(data_efficiency.ALIGNED, [0.0, 0.3, 0.4, 0.4])]
+    results = [
+        run(data_efficiency.STATIC, [0.0, 0.1, 0.2, 0.4]),
+        run(data_efficiency.STATIC, [0.0, 0.1, 0.2, 0.2]),
+        run(data_efficiency.ALIGNED, [0.0, 0.3, 0.4, 0.4]),
+        run(data_efficiency.ALIGNED, [0.0, 0.3, 0.4, 0.4]),
+    ]
     assert [p["success"] for p in mean_curve(results, data_efficiency.STATIC)] == pytest.approx([0.0, 0.1, 0.2, 0.3])
     findings = data_efficiency.data_efficiency({}, results)
     assert findings["episodes to reach it"] == {data_efficiency.STATIC: 150.0, data_efficiency.ALIGNED: 50.0}
@@ -180,13 +189,23 @@ def test_data_efficiency_reads_the_episodes_each_schedule_needs():
     assert "no gain to match" in data_efficiency.data_efficiency({}, flat)["reading"]
 
 
-@pytest.mark.parametrize("study", [complexity.complexity_study, correctness.correctness_study,
-                                   feedback.feedback_study, scale.scale_study, data_efficiency.data_efficiency_study])
+@pytest.mark.parametrize(
+    "study",
+    [
+        complexity.complexity_study,
+        correctness.correctness_study,
+        feedback.feedback_study,
+        scale.scale_study,
+        data_efficiency.data_efficiency_study,
+    ],
+)
 def test_every_study_names_registered_games_and_arms_with_the_same_budget(study):
     from experiments.harness import ensure_registered
 
     built = study(QUICK)
-    ids = built.eval_env_ids + [i for arm in built.arms for i in arm.flags.get("env_id", built.flags.get("env_id", "")).split("|")]
+    ids = built.eval_env_ids + [
+        i for arm in built.arms for i in arm.flags.get("env_id", built.flags.get("env_id", "")).split("|")
+    ]
     ensure_registered(ids)
     assert set(ids) <= set(gem.envs.registration.ENV_REGISTRY)
     assert len({arm.name for arm in built.arms}) == len(built.arms) >= 2
@@ -194,8 +213,19 @@ def test_every_study_names_registered_games_and_arms_with_the_same_budget(study)
 
 
 def test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_done(micro_model, tmp_path, capsys):
-    argv = ["--quick", "--seeds", "0", "--jobs", "2", "--pretrain", str(micro_model), "--root", str(tmp_path / "runs"),
-            "--out", str(tmp_path / "fig")]
+    argv = [
+        "--quick",
+        "--seeds",
+        "0",
+        "--jobs",
+        "2",
+        "--pretrain",
+        str(micro_model),
+        "--root",
+        str(tmp_path / "runs"),
+        "--out",
+        str(tmp_path / "fig"),
+    ]
     assert main(correctness.correctness_study, argv) == 0
     data = json.loads((tmp_path / "fig" / "results.json").read_text())
     assert set(data["arms"]) == {"correct only", "correct + buggy twins"}
@@ -203,7 +233,9 @@ def test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_do
     assert all(run["command"].startswith("python examples/train_oat/train_oat_perpo.py") for run in data["runs"])
     assert (tmp_path / "fig" / "figure.png").stat().st_size > 0
     assert "| correct + buggy twins |" in (tmp_path / "fig" / "table.md").read_text()
-    run_dirs = [tmp_path / "runs" / "correctness" / name / "seed0" for name in ("correct_only", "correct___buggy_twins")]
+    run_dirs = [
+        tmp_path / "runs" / "correctness" / name / "seed0" for name in ("correct_only", "correct___buggy_twins")
+    ]
     stamps = [(d / "result.json").stat().st_mtime_ns for d in run_dirs]
     assert main(correctness.correctness_study, argv) == 0  # everything done: nothing runs again
     assert [(d / "result.json").stat().st_mtime_ns for d in run_dirs] == stamps

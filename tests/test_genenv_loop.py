@@ -5,18 +5,16 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
 import torch
 
-pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (requirements.txt)")
+pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (a dependency in pyproject.toml)")
 import pyarrow.parquet as pq  # noqa: E402
 
 from gymverse.cli import main as gymverse_main  # noqa: E402
 from gymverse.genenv.cli import main as genenv_main  # noqa: E402
-from gymverse.genenv.config import genenv_argv  # noqa: E402
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state  # noqa: E402
 from gymverse.run.files import RunFiles  # noqa: E402
 
@@ -24,9 +22,15 @@ GAMES = "gymverse:GridCourier|gymverse:MailSorter"
 
 
 def toy_rows(count):
-    return [{"data_source": "toy", "prompt": [{"role": "user", "content": f"What is {k} + {k + 1}?"}],
-             "reward_model": {"ground_truth": str(2 * k + 1), "style": "rule"}, "extra_info": {"index": k}}
-            for k in range(count)]
+    return [
+        {
+            "data_source": "toy",
+            "prompt": [{"role": "user", "content": f"What is {k} + {k + 1}?"}],
+            "reward_model": {"ground_truth": str(2 * k + 1), "style": "rule"},
+            "extra_info": {"index": k},
+        }
+        for k in range(count)
+    ]
 
 
 @pytest.fixture
@@ -40,44 +44,79 @@ def toy_data(tmp_path):
 def dataset_argv(model, data, out, *extra):
     train, val = data
     return [
-        f"data.train_files={train}", f"data.val_files={val}", f"actor_rollout_ref.model.path={model}",
-        f"env_model_path={model}", f"trainer.default_local_dir={out}", "genenv.num_generations_per_prompt=2",
-        "genenv.filtering_k=0.25", "data.train_batch_size=4", "actor_rollout_ref.rollout.n=2", "trainer.total_epochs=2",
-        "--generate_max_length", "8", "--env_generate_max_length", "12", "--wb_run_name", "t", "--seed", "3",
+        f"data.train_files={train}",
+        f"data.val_files={val}",
+        f"actor_rollout_ref.model.path={model}",
+        f"env_model_path={model}",
+        f"trainer.default_local_dir={out}",
+        "genenv.num_generations_per_prompt=2",
+        "genenv.filtering_k=0.25",
+        "data.train_batch_size=4",
+        "actor_rollout_ref.rollout.n=2",
+        "trainer.total_epochs=2",
+        "--generate_max_length",
+        "8",
+        "--env_generate_max_length",
+        "12",
+        "--wb_run_name",
+        "t",
+        "--seed",
+        "3",
         *extra,
     ]
 
 
 def games_argv(agent, env_model, out, *extra):
     return [
-        "--env_id", GAMES, "--pretrain", str(agent), "--env_model", str(env_model), "--save_path", str(out),
-        "--wb_run_name", "t", "--sft_episodes", "0", "--env_sft_episodes", "0", "--max_difficulty", "3",
-        "--steps_per_epoch", "2", "--total_epochs", "1", "--env_prompts_per_step", "2",
-        "--num_generations_per_prompt", "2", "--attempts", "2", "--num_env", "4", "--rollout_batch_size", "16",
-        "--generate_max_length", "8", "--env_generate_max_length", "24", "--max_model_len", "1024", *extra,
+        "--env_id",
+        GAMES,
+        "--pretrain",
+        str(agent),
+        "--env_model",
+        str(env_model),
+        "--save_path",
+        str(out),
+        "--wb_run_name",
+        "t",
+        "--sft_episodes",
+        "0",
+        "--env_sft_episodes",
+        "0",
+        "--max_difficulty",
+        "3",
+        "--steps_per_epoch",
+        "2",
+        "--total_epochs",
+        "1",
+        "--env_prompts_per_step",
+        "2",
+        "--num_generations_per_prompt",
+        "2",
+        "--attempts",
+        "2",
+        "--num_env",
+        "4",
+        "--rollout_batch_size",
+        "16",
+        "--generate_max_length",
+        "8",
+        "--env_generate_max_length",
+        "24",
+        "--max_model_len",
+        "1024",
+        *extra,
     ]
 
 
-def test_genenv_keys_become_flags():
-    flags, ignored = genenv_argv([
-        "genenv.enable=True", "env_model_path=/m/env", "actor_rollout_ref.model.path=/m/agent",
-        "data.train_files=/d/train.parquet", "data.val_files=/d/val.parquet", "genenv.filtering_k=0.1",
-        "genenv.num_generations_per_prompt=4", "trainer.default_local_dir=/ckpt", "trainer.n_gpus_per_node=8",
-        "--attempts", "3",
-    ])
-    assert flags == ["--genenv_enable", "--env_model", "/m/env", "--pretrain", "/m/agent", "--train_files",
-                     "/d/train.parquet", "--task_space", "datasets", "--val_files", "/d/val.parquet", "--filtering_k",
-                     "0.1", "--num_generations_per_prompt", "4", "--save_path", "/ckpt", "--attempts", "3"]
-    assert ignored == ["trainer.n_gpus_per_node"]
-    assert genenv_argv(["genenv.enable=False"])[0] == ["--no-genenv_enable"]
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["genenv.filterin_k=0.1"], "genenv.filterin_k: not a GenEnv key"),
-    (["genenv.filtering_k=0.7"], "filtering_k"),
-    (["--task_space", "datasets"], "--train_files"),
-    (["genenv.enable=maybe"], "True or False"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["genenv.filterin_k=0.1"], "genenv.filterin_k: not a GenEnv key"),
+        (["genenv.filtering_k=0.7"], "filtering_k"),
+        (["--task_space", "datasets"], "--train_files"),
+        (["genenv.enable=maybe"], "True or False"),
+    ],
+)
 def test_bad_keys_are_one_line_and_exit_2(argv, message, capsys):
     assert genenv_main(argv) == 2
     out = capsys.readouterr().out
@@ -123,8 +162,19 @@ class _Raiser:
 
 
 def test_a_reward_manager_that_raises_is_logged_and_the_run_goes_on(micro_model, toy_data, tmp_path):
-    assert genenv_main(dataset_argv(micro_model, toy_data, tmp_path, "--reward_manager",
-                                    "test_genenv_loop:_Raiser", "trainer.total_epochs=1")) == 0
+    assert (
+        genenv_main(
+            dataset_argv(
+                micro_model,
+                toy_data,
+                tmp_path,
+                "--reward_manager",
+                "test_genenv_loop:_Raiser",
+                "trainer.total_epochs=1",
+            )
+        )
+        == 0
+    )
     metrics = RunFiles(tmp_path / "t").read("genenv_metrics.jsonl")
     assert all(r["reward_errors"] == 8 for r in metrics)
     assert "_Raiser.compute_reward raised KeyError" in metrics[0]["reward_error"]
@@ -192,15 +242,21 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
     for folder in ("saved_models", "env_policy/saved_models"):
         a, b = weights(straight / folder / f"step_{last:05d}"), weights(run / folder / f"step_{last:05d}")
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), folder
-    assert (run / "data" / "train_epoch_002.parquet").read_bytes() == \
-        (straight / "data" / "train_epoch_002.parquet").read_bytes()
+    assert (run / "data" / "train_epoch_002.parquet").read_bytes() == (
+        straight / "data" / "train_epoch_002.parquet"
+    ).read_bytes()
 
 
 def kill_mid_run(argv, run, last):
     """Run ``argv`` in a child process and SIGKILL it once ``killable_mid_run``."""
     code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
-    process = subprocess.Popen([sys.executable, "-c", code, *argv], env={**os.environ, "PYTHONHASHSEED": "0"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *argv],
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 120
     while not killable_mid_run(run, last) and process.poll() is None:
         assert time.time() < deadline, "the run never saved a state"
@@ -213,8 +269,21 @@ def kill_mid_run(argv, run, last):
 
 def test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tmp_path):
     def argv(out):
-        return games_argv(micro_model, "uniform", out, "--max_agent_episodes", "44", "--save_steps", "1",
-                          "--eval_steps", "2", "--eval_n", "2", "--eval_difficulty", "1|2")
+        return games_argv(
+            micro_model,
+            "uniform",
+            out,
+            "--max_agent_episodes",
+            "44",
+            "--save_steps",
+            "1",
+            "--eval_steps",
+            "2",
+            "--eval_n",
+            "2",
+            "--eval_difficulty",
+            "1|2",
+        )
 
     assert genenv_main(argv(tmp_path / "a")) == 0
     straight, run = tmp_path / "a" / "t", tmp_path / "b" / "t"
@@ -227,18 +296,76 @@ def test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninte
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_ctrl_c_finishes_the_step_saves_and_resume_ends_like_an_uninterrupted_run(micro_model, tmp_path):
+    def argv(out):
+        return games_argv(micro_model, "uniform", out, "--steps_per_epoch", "4", "--save_steps", "100", "--eval_n", "1")
+
+    assert genenv_main(argv(tmp_path / "a")) == 0
+    straight, run = tmp_path / "a" / "t", tmp_path / "b" / "t"
+    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *argv(tmp_path / "b")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    deadline = time.time() + 120
+    while not (run / "genenv_metrics.jsonl").is_file():
+        assert process.poll() is None and time.time() < deadline, process.stderr.read()[-2000:]
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in err, err[-2000:]
+    stopped = load_trainer_state(run)["step"]
+    assert 1 <= stopped < 4
+    assert f"Stopped at step {stopped} of 4: the last checkpoint is {run}/saved_models/step_{stopped:05d}" in out
+    assert genenv_main(argv(tmp_path / "b") + ["--resume"]) == 0
+    for name in ("genenv_metrics.jsonl", "generated_tasks.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl"):
+        assert (run / name).read_text() == (straight / name).read_text(), name
+
+
+def test_env_dir_registers_a_folder_of_games_for_the_run(micro_model, tmp_path, capsys):
+    from tests.test_train import RUNIC
+
+    folder = tmp_path / "example"
+    folder.mkdir()
+    (folder / "runic.py").write_text(RUNIC)
+
+    def argv(env_dir):
+        return games_argv(
+            micro_model,
+            "uniform",
+            tmp_path / "runs",
+            "--env_id",
+            "example:RunicPotionGame",
+            "--env-dir",
+            str(env_dir),
+            "--eval_n",
+            "1",
+        )
+
+    assert genenv_main(argv(folder)) == 0
+    episodes = RunFiles(tmp_path / "runs" / "t").read("episode_details.jsonl")
+    assert episodes and {e["env_id"] for e in episodes} == {"example:RunicPotionGame"}
+    assert genenv_main(argv(tmp_path / "nowhere")) == 2
+    assert f"--env-dir {tmp_path / 'nowhere'}: no such env folder" in capsys.readouterr().out
+
+
 def test_the_curriculum_writer_raises_complexity_while_a_scripted_agent_always_wins(tmp_path):
     argv = games_argv("oracle", "curriculum", tmp_path, "--curriculum", "alpha", "--steps_per_epoch", "4")
     assert genenv_main(argv) == 0
     metrics = RunFiles(tmp_path / "t").read("genenv_metrics.jsonl")
     assert [r["complexities"] for r in metrics] == [
-        {"gymverse:GridCourier": [c, c], "gymverse:MailSorter": [c, c]} for c in (1, 2, 3, 3)]  # up to --max_difficulty
+        {"gymverse:GridCourier": [c, c], "gymverse:MailSorter": [c, c]} for c in (1, 2, 3, 3)
+    ]  # up to --max_difficulty
     assert all(r["agent_success"] == 1.0 and r["mean_p"] == 1.0 for r in metrics)
 
 
 def test_genenv_enable_false_trains_the_agent_on_the_dataset_alone(micro_model, toy_data, tmp_path):
-    assert genenv_main(dataset_argv(micro_model, toy_data, tmp_path, "genenv.enable=False",
-                                    "trainer.total_epochs=1")) == 0
+    assert (
+        genenv_main(dataset_argv(micro_model, toy_data, tmp_path, "genenv.enable=False", "trainer.total_epochs=1")) == 0
+    )
     run = tmp_path / "t"
     metrics = RunFiles(run).read("genenv_metrics.jsonl")
     assert len(metrics) == 3 and not any("mean_r_env" in r for r in metrics)
@@ -252,11 +379,19 @@ def test_a_prompted_endpoint_writes_specs_and_earns_the_same_reward(tmp_path):
 
     from gymverse.testing.scripted_server import Script, ScriptedServer
 
-    script = Script.load({"model": "scripted", "rules": [
-        {"name": "courier", "when": ["game: gymverse:GridCourier;"],
-         "answers": ['Here: {"game": "GridCourier", "complexity": 2, "seed": 5}']},
-        {"name": "sorter", "when": ["game: gymverse:MailSorter;"], "answers": ["I would rather not."]},
-    ]})
+    script = Script.load(
+        {
+            "model": "scripted",
+            "rules": [
+                {
+                    "name": "courier",
+                    "when": ["game: gymverse:GridCourier;"],
+                    "answers": ['Here: {"game": "GridCourier", "complexity": 2, "seed": 5}'],
+                },
+                {"name": "sorter", "when": ["game: gymverse:MailSorter;"], "answers": ["I would rather not."]},
+            ],
+        }
+    )
     with ScriptedServer(script) as server:
         argv = games_argv("epsilon:0.5", f"openai:{server.url}#scripted", tmp_path, "--env_prompt_template", "no")
         assert genenv_main(argv) == 0
@@ -293,17 +428,22 @@ class FakeVLLMPolicy:
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         FakeVLLMPolicy.made.append((path, sampling))
 
-    def generate(self, prompts, envs=None, stop_at_box=None):
+    def generate(self, prompts, envs=None, stop_at_box=None, rngs=None):
         from gymverse.policy.base import Generation
 
-        texts = ['{"game": "GridCourier", "complexity": 1}' if "game: gymverse:GridCourier;" in p else "garbage"
-                 for p in prompts]
-        return [Generation(t, self.tokenizer.encode(p), self.tokenizer.encode(t), [-1.0] * len(self.tokenizer.encode(t)))
-                for p, t in zip(prompts, texts)]
+        texts = [
+            '{"game": "GridCourier", "complexity": 1}' if "game: gymverse:GridCourier;" in p else "garbage"
+            for p in prompts
+        ]
+        return [
+            Generation(t, self.tokenizer.encode(p), self.tokenizer.encode(t), [-1.0] * len(self.tokenizer.encode(t)))
+            for p, t in zip(prompts, texts)
+        ]
 
 
-def test_a_vllm_environment_model_is_loaded_by_the_projects_loader_and_prompted_only(micro_model, tmp_path,
-                                                                                       monkeypatch):
+def test_a_vllm_environment_model_is_loaded_by_the_projects_loader_and_prompted_only(
+    micro_model, tmp_path, monkeypatch
+):
     import gymverse.policy.vllm_policy
 
     monkeypatch.setattr(gymverse.policy.vllm_policy, "VLLMPolicy", FakeVLLMPolicy)

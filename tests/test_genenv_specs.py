@@ -36,21 +36,24 @@ def test_a_valid_spec_reads_with_its_declared_parameters(infos):
     assert infos["gymverse:MailSorter"].highest == 10  # the run's --max_difficulty caps the game's own 20+
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("", "no JSON object"),
-    ("complexity three please", "no JSON object"),
-    ('{"game": "gymverse:Chess", "complexity": 2}', "is not one of gymverse:GridCourier, gymverse:MailSorter"),
-    ('{"game": "GridCourier", "complexity": 11}', "not an integer in [1, 10]"),
-    ('{"game": "GridCourier", "complexity": 0}', "not an integer in [1, 10]"),
-    ('{"game": "GridCourier", "complexity": 2.5}', "not an integer"),
-    ('{"game": "GridCourier", "complexity": true}', "not an integer"),
-    ('{"game": "GridCourier", "complexity": 2, "seed": -4}', "seed -4"),
-    ('{"game": "GridCourier", "complexity": 2, "params": {"colour": 3}}', "colour"),
-    ('{"game": "GridCourier", "complexity": 2, "params": [1, 2]}', "not a JSON object"),
-    ('{"game": "GridCourier", "complexity": 2, "params": {"%s": 10000}}', "10000"),
-    ('{"game": "GridCourier", "complexity": 2, "params": {"%s": "big"}}', "big"),
-    ('["GridCourier", 2]', "no JSON object"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("", "no JSON object"),
+        ("complexity three please", "no JSON object"),
+        ('{"game": "gymverse:Chess", "complexity": 2}', "is not one of gymverse:GridCourier, gymverse:MailSorter"),
+        ('{"game": "GridCourier", "complexity": 11}', "not an integer in [1, 10]"),
+        ('{"game": "GridCourier", "complexity": 0}', "not an integer in [1, 10]"),
+        ('{"game": "GridCourier", "complexity": 2.5}', "not an integer"),
+        ('{"game": "GridCourier", "complexity": true}', "not an integer"),
+        ('{"game": "GridCourier", "complexity": 2, "seed": -4}', "seed -4"),
+        ('{"game": "GridCourier", "complexity": 2, "params": {"colour": 3}}', "colour"),
+        ('{"game": "GridCourier", "complexity": 2, "params": [1, 2]}', "not a JSON object"),
+        ('{"game": "GridCourier", "complexity": 2, "params": {"%s": 10000}}', "10000"),
+        ('{"game": "GridCourier", "complexity": 2, "params": {"%s": "big"}}', "big"),
+        ('["GridCourier", 2]', "no JSON object"),
+    ],
+)
 def test_invalid_specs_say_why(infos, text, reason):
     first_param = next(iter(infos["gymverse:GridCourier"].ranges))
     check = read_spec(text.replace("%s", first_param), infos)
@@ -59,8 +62,11 @@ def test_invalid_specs_say_why(infos, text, reason):
 
 def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity_and_parameters(infos):
     (name, (low, high)), *_ = infos["gymverse:MailSorter"].ranges.items()
-    specs = [GameSpec("gymverse:MailSorter", 3, {name: high}, 11), GameSpec("gymverse:GridCourier", 2, {}, 5),
-             GameSpec("gymverse:MailSorter", 1, {}, 12)]
+    specs = [
+        GameSpec("gymverse:MailSorter", 3, {name: high}, 11),
+        GameSpec("gymverse:GridCourier", 2, {}, 5),
+        GameSpec("gymverse:MailSorter", 1, {}, 12),
+    ]
     played = play_specs(load_policy("epsilon:0.5", seed=0), specs, 3, "no")
     assert [len(episodes) for episodes in played] == [3, 3, 3]
     for spec, episodes in zip(specs, played):
@@ -89,8 +95,14 @@ def test_uniform_specs_and_warm_start_pairs_are_valid(infos):
 
 # -- scoring and the environment update ------------------------------------------------------------
 def written(group, p, text="{}", valid=True, ids=(1, 2)):
-    return WrittenTask(group, "prompt", Generation(text, [0], list(ids), [-1.0] * len(ids)),
-                       task=object() if valid else None, reason=None if valid else "no JSON object", p=p)
+    return WrittenTask(
+        group,
+        "prompt",
+        Generation(text, [0], list(ids), [-1.0] * len(ids)),
+        task=object() if valid else None,
+        reason=None if valid else "no JSON object",
+        p=p,
+    )
 
 
 def test_scoring_pays_r_env_penalizes_invalid_tasks_and_applies_the_band():
@@ -121,14 +133,22 @@ def test_one_environment_update_moves_probability_toward_specs_with_higher_r_env
 
     def logprobs():
         with torch.no_grad():
-            return sequence_logprobs(side.policy.model, [prompt_ids] * 2, responses, args.env_temperature,
-                                     side.tokenizer.pad_token_id)
+            return sequence_logprobs(
+                side.policy.model, [prompt_ids] * 2, responses, args.env_temperature, side.tokenizer.pad_token_id
+            )
 
     before = logprobs()
     rates = [0.5, 1.0]  # the agent wins the first task half of the time and the second always
-    tasks = [WrittenTask("g", prompt, Generation(t, prompt_ids, r, before[k, : len(r)].tolist()),
-                         GameSpec("gymverse:GridCourier", 3 + 6 * k), p=rates[k])
-             for k, (t, r) in enumerate(zip(texts, responses))] * 2
+    tasks = [
+        WrittenTask(
+            "g",
+            prompt,
+            Generation(t, prompt_ids, r, before[k, : len(r)].tolist()),
+            GameSpec("gymverse:GridCourier", 3 + 6 * k),
+            p=rates[k],
+        )
+        for k, (t, r) in enumerate(zip(texts, responses))
+    ] * 2
     samples = score(tasks, env_reward_fn("gaussian"), -1.0, 0.5, 0.1, band_filter=False)
     stats = side.learn(samples, group_advantages(samples), random.Random(0))
     assert stats["ratio_mean"] == pytest.approx(1.0, abs=1e-5)
@@ -143,7 +163,7 @@ def test_spec_text_round_trips(infos):
 
 
 def test_the_environment_warm_start_fits_random_valid_specs(micro_model, infos, tmp_path, capsys):
-    from gymverse.genenv.loop import warm_start_environment
+    from gymverse.genenv.game_space import warm_start_environment
 
     args = GenEnvArgs(env_model=str(micro_model), sft_epochs=2, sft_batch_size=8, sft_learning_rate=2e-3)
     out = warm_start_environment(args, infos, 32, tmp_path / "env", seed=0, progress=False)

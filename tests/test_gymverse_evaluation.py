@@ -16,7 +16,12 @@ from gymverse.errors import BadInput
 from gymverse.evaluation.aggregate import find_results, summary_report
 from gymverse.evaluation.metrics import progressive_levels
 from gymverse.evaluation.multi_model import (
-    Workflow, difficulty_levels, parse_categories, run_workflow, split_round_robin, sweep_flags,
+    Workflow,
+    difficulty_levels,
+    parse_categories,
+    run_workflow,
+    split_round_robin,
+    sweep_flags,
 )
 from gymverse.evaluation.options import SweepOptions
 
@@ -34,10 +39,15 @@ def test_difficulty_indices_map_to_complexities_as_in_gymverse(n, start, end):
     assert difficulty_levels(n) == progressive_levels(n)
 
 
-@pytest.mark.parametrize("n, start, end, variable", [
-    (0, 0, 1, "NUM_DIFFICULTIES"), (3, 3, None, "START_DIFFICULTY"), (3, 1, 1, "END_DIFFICULTY"),
-    (3, 0, 4, "END_DIFFICULTY"),
-])
+@pytest.mark.parametrize(
+    "n, start, end, variable",
+    [
+        (0, 0, 1, "NUM_DIFFICULTIES"),
+        (3, 3, None, "START_DIFFICULTY"),
+        (3, 1, 1, "END_DIFFICULTY"),
+        (3, 0, 4, "END_DIFFICULTY"),
+    ],
+)
 def test_an_impossible_difficulty_range_names_the_variable(n, start, end, variable):
     with pytest.raises(BadInput, match=variable):
         difficulty_levels(n, start, end)
@@ -45,7 +55,9 @@ def test_an_impossible_difficulty_range_names_the_variable(n, start, end, variab
 
 def test_categories_and_the_gpu_split():
     assert parse_categories(["logic=gymverse:A gymverse:B", "mine=example:*"]) == {
-        "logic": ["gymverse:A", "gymverse:B"], "mine": ["example:*"]}
+        "logic": ["gymverse:A", "gymverse:B"],
+        "mine": ["example:*"],
+    }
     with pytest.raises(BadInput, match="NAME=ID"):
         parse_categories(["logic"])
     assert split_round_robin(list("abcde"), 2) == [["a", "c", "e"], ["b", "d"]]
@@ -56,8 +68,9 @@ def test_categories_and_the_gpu_split():
 def categories(*names: str, script_dir: Path = EVALUATION) -> str:
     """What env_categories.sh gives for ``names`` (bash's status and output)."""
     lines = "; ".join(f"get_envs_for_category {name}" for name in names)
-    done = subprocess.run(["bash", "-c", f"source {script_dir / 'env_categories.sh'}; {lines}"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", f"source {script_dir / 'env_categories.sh'}; {lines}"], capture_output=True, text=True
+    )
     return done.stdout + done.stderr
 
 
@@ -82,19 +95,34 @@ def evaluation_copy(tmp_path, gymverse_folder):
     return folder
 
 
-def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates(evaluation_copy, gymverse_folder,
-                                                                                    tmp_path, tiny_dir):
-    gymverse.register_env_dir(gymverse_folder, trusted=True)  # to name its ids here; the script registers them in its own process
+def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates(
+    evaluation_copy, gymverse_folder, tmp_path, tiny_dir
+):
+    gymverse.register_env_dir(
+        gymverse_folder, trusted=True
+    )  # to name its ids here; the script registers them in its own process
     (tmp_path / "model_ckpt.txt").write_text("# checkpoints\nrandom\n" + f"{tiny_dir}\n")
     results = tmp_path / "results"
-    settings = dict(MODEL_CHECKPOINTS_FILE=str(tmp_path / "model_ckpt.txt"), RESULTS_BASE_DIR=str(results),
-                    START_DIFFICULTY="1", END_DIFFICULTY="3", NUM_DIFFICULTIES="3", RUNS_PER_DIFFICULTY="2",
-                    ATTEMPTS_PER_INSTANCE="2", GPUS="0,1", CATEGORIES="logic my-games", ENV_DIR=str(gymverse_folder),
-                    WRAPPERS="none", MAX_TOKENS="4", MAX_TURNS="4", TRUSTED="1")
+    settings = dict(
+        MODEL_CHECKPOINTS_FILE=str(tmp_path / "model_ckpt.txt"),
+        RESULTS_BASE_DIR=str(results),
+        START_DIFFICULTY="1",
+        END_DIFFICULTY="3",
+        NUM_DIFFICULTIES="3",
+        RUNS_PER_DIFFICULTY="2",
+        ATTEMPTS_PER_INSTANCE="2",
+        GPUS="0,1",
+        CATEGORIES="logic my-games",
+        ENV_DIR=str(gymverse_folder),
+        WRAPPERS="none",
+        MAX_TOKENS="4",
+        MAX_TURNS="4",
+        TRUSTED="1",
+    )
     done = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path, **settings)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "GPUS=0,1: this machine has no GPU that torch can use" in done.stdout
-    runs = {folder.name.rsplit("_", 2)[0]: folder for folder in results.iterdir()}
+    runs = {folder.name.rsplit("_", 2)[0].split("-")[0]: folder for folder in results.iterdir()}  # tiny-<hash>
     assert sorted(runs) == ["random", "tiny"]
     summary = json.loads((runs["random"] / "my-games" / "summary.json").read_text())
     assert summary["config"]["levels"] == [5, 10]  # difficulties 1 and 2 of 3
@@ -116,13 +144,27 @@ def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggrega
     assert json.loads((random_run / "summary.json").read_text())["overall"]["attempts"] == 6 * 2 * 2 * 2
 
     report = results / "report"
-    aggregated = subprocess.run([sys.executable, str(evaluation_copy / "aggregate_results.py"), "--results-dir",
-                                 str(results), "--output-dir", str(report)], capture_output=True, text=True)
+    aggregated = subprocess.run(
+        [
+            sys.executable,
+            str(evaluation_copy / "aggregate_results.py"),
+            "--results-dir",
+            str(results),
+            "--output-dir",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert aggregated.returncode == 0, aggregated.stderr
     rows = list(csv.DictReader(open(report / "summary_report.csv")))
-    assert [(r["model"].rsplit("_", 2)[0], r["category"], r["num_envs"]) for r in rows] == [
-        ("random", "logic", "6"), ("random", "my-games", "8"), ("random", "OVERALL", "2"),
-        ("tiny", "logic", "6"), ("tiny", "my-games", "8"), ("tiny", "OVERALL", "2"),
+    assert [(r["model"].rsplit("_", 2)[0].split("-")[0], r["category"], r["num_envs"]) for r in rows] == [
+        ("random", "logic", "6"),
+        ("random", "my-games", "8"),
+        ("random", "OVERALL", "2"),
+        ("tiny", "logic", "6"),
+        ("tiny", "my-games", "8"),
+        ("tiny", "OVERALL", "2"),
     ]
     data = json.loads((report / "summary_report.json").read_text())[runs["random"].name]
     logic = data["categories"]["logic"]
@@ -132,20 +174,37 @@ def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggrega
 
 
 def test_bad_settings_stop_the_script_with_one_line(evaluation_copy, gymverse_folder, tmp_path):
-    missing = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path,
-                         MODEL_CHECKPOINTS_FILE=str(tmp_path / "none.txt"))
+    missing = run_script(
+        evaluation_copy / "run_multi_model_eval.sh", tmp_path, MODEL_CHECKPOINTS_FILE=str(tmp_path / "none.txt")
+    )
     assert missing.returncode == 1 and "model checkpoints file not found" in missing.stderr
     (tmp_path / "ckpt.txt").write_text("random\n")
-    unknown = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path, MODEL_CHECKPOINTS_FILE=str(tmp_path /
-                         "ckpt.txt"), CATEGORIES="logic chemistry")
+    unknown = run_script(
+        evaluation_copy / "run_multi_model_eval.sh",
+        tmp_path,
+        MODEL_CHECKPOINTS_FILE=str(tmp_path / "ckpt.txt"),
+        CATEGORIES="logic chemistry",
+    )
     assert unknown.returncode == 1 and "unknown category 'chemistry'" in unknown.stderr
-    inverted = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path, MODEL_CHECKPOINTS_FILE=str(tmp_path /
-                          "ckpt.txt"), START_DIFFICULTY="2", NUM_DIFFICULTIES="4", END_DIFFICULTY="1")
+    inverted = run_script(
+        evaluation_copy / "run_multi_model_eval.sh",
+        tmp_path,
+        MODEL_CHECKPOINTS_FILE=str(tmp_path / "ckpt.txt"),
+        START_DIFFICULTY="2",
+        NUM_DIFFICULTIES="4",
+        END_DIFFICULTY="1",
+    )
     assert inverted.returncode == 2 and "END_DIFFICULTY must be in (START_DIFFICULTY=2" in inverted.stdout
     (tmp_path / "ckpt.txt").write_text("epsilon:0.5\n")
-    solverless = run_script(evaluation_copy / "run_multi_model_eval.sh", tmp_path, MODEL_CHECKPOINTS_FILE=str(tmp_path /
-                            "ckpt.txt"), CATEGORIES="my-games", ENV_DIR=str(gymverse_folder), RUNS_PER_DIFFICULTY="1",
-                            TRUSTED="1")
+    solverless = run_script(
+        evaluation_copy / "run_multi_model_eval.sh",
+        tmp_path,
+        MODEL_CHECKPOINTS_FILE=str(tmp_path / "ckpt.txt"),
+        CATEGORIES="my-games",
+        ENV_DIR=str(gymverse_folder),
+        RUNS_PER_DIFFICULTY="1",
+        TRUSTED="1",
+    )
     assert solverless.returncode == 1
     assert "the epsilon:0.5 policy plays each game's solver; example:GuildRegionsGame" in solverless.stdout
     assert "Traceback" not in inverted.stdout + inverted.stderr + solverless.stdout + solverless.stderr
@@ -154,8 +213,16 @@ def test_bad_settings_stop_the_script_with_one_line(evaluation_copy, gymverse_fo
 def test_with_gpus_each_one_plays_every_nth_game_of_a_category_in_its_own_process(tmp_path, gymverse_folder):
     """The GPU layout, run here with a scripted policy (which needs no GPU) in two processes."""
     sweep = SweepOptions(levels=[1], instances=2, attempts=1)
-    workflow = Workflow([Path("random")], {"my-games": ["example:*"]}, tmp_path, sweep, env_dir=[gymverse_folder],
-                        trusted=True, gpus=["0", "1"], timestamp="20260101_000000")
+    workflow = Workflow(
+        [Path("random")],
+        {"my-games": ["example:*"]},
+        tmp_path,
+        sweep,
+        env_dir=[gymverse_folder],
+        trusted=True,
+        gpus=["0", "1"],
+        timestamp="20260101_000000",
+    )
     assert run_workflow(workflow, log=lambda line: None) == []
     category = tmp_path / "random_20260101_000000" / "my-games"
     assert sorted(p.name for p in category.iterdir()) == ["gpu_0", "gpu_1", "logs"]

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import gem
 import pytest
+from episodes import play
+from gymverse.envs import DOMAINS
 
 import gymverse  # noqa: F401  (registers the library)
 from gymverse import cli
 from gymverse.env import builtin_env_classes
 from gymverse.env.checker import check_env
-from gymverse.envs import DOMAINS
-
-from episodes import play
 
 GAMES = builtin_env_classes()
 LEVELS_PAST_20 = [25, 30, 40, 50, 60, 75, 100, 150, 200]
@@ -38,8 +37,16 @@ OWN_BAD_COMMANDS = {
 
 def generic_bad_commands(game: type) -> list[str]:
     verb, *args = game.example_command.split()
-    bad = ["", "no box here", "\\boxed{}", "\\boxed{dance wildly}", "\\boxed{answer}",
-           f"\\boxed{{{verb} 1 2 3 4 5 6 7}}", "\\boxed{ünï ☃ {nested {x}}}", "\\boxed{" + "é{}" * 20_000 + "}"]
+    bad = [
+        "",
+        "no box here",
+        "\\boxed{}",
+        "\\boxed{dance wildly}",
+        "\\boxed{answer}",
+        f"\\boxed{{{verb} 1 2 3 4 5 6 7}}",
+        "\\boxed{ünï ☃ {nested {x}}}",
+        "\\boxed{" + "é{}" * 20_000 + "}",
+    ]
     if any(arg.isdigit() for arg in args):  # a command that takes numbers, given numbers out of any range
         bad += [f"\\boxed{{{verb} 99999999999999999999 -5}}", f"\\boxed{{{verb} ☃ {'9' * 5000}}}"]
     return bad
@@ -156,8 +163,11 @@ def test_chosen_parameters_within_the_declared_ranges_start_games_the_solver_win
     chooser = random.Random(game.__name__)
     env = game()
     for seed in range(20):
-        chosen = {name: chooser.randint(low, high) if isinstance(low, int) else chooser.uniform(low, high)
-                  for name, (low, high) in ranges.items() if chooser.random() < 0.7}
+        chosen = {
+            name: chooser.randint(low, high) if isinstance(low, int) else chooser.uniform(low, high)
+            for name, (low, high) in ranges.items()
+            if chooser.random() < 0.7
+        }
         env.set_complexity(chooser.choice([1, 5, 10, 20]))
         env.set_params(chosen)
         episode = play(env, seed)
@@ -197,7 +207,9 @@ def test_play_is_unchanged_since_the_fingerprints_were_taken():
     root = Path(__file__).parents[1]
     result = subprocess.run(
         [sys.executable, "benchmarks/transcripts.py", "check", "tests/fixtures/game_fingerprints.json", "--seeds", "1"],
-        cwd=root, capture_output=True, text=True,
+        cwd=root,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "0 of 1040 episodes differ" in result.stdout

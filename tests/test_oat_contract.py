@@ -17,8 +17,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # a developer tool, not in the package
 import oat_contract  # noqa: E402
 from oat_contract import (  # noqa: E402
-    DEFAULT_CACHE, GLUE_DIR, GPU_STACK, Module, OatSources, SourcesUnavailable, check, check_gpu_pins,
-    check_shared_flags, command_flags, fetch_oat_sources, pinned_versions,
+    DEFAULT_CACHE,
+    GLUE_DIR,
+    GPU_STACK,
+    Module,
+    OatSources,
+    SourcesUnavailable,
+    check,
+    check_gpu_pins,
+    check_shared_flags,
+    command_flags,
+    fetch_oat_sources,
+    pinned_versions,
 )
 
 
@@ -58,15 +68,19 @@ def test_the_check_can_read_an_installed_oat(oat_sources, tmp_path, monkeypatch,
 
 # ---------------------------------------------------------------- renaming what we override
 
+
 def glue_overrides() -> list[tuple[str, str]]:
     """(glue class, method) for every method of the glue marked @override."""
     found = []
     for path in sorted(GLUE_DIR.glob("*.py")):
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef):
-                found += [(node.name, item.name) for item in node.body
-                          if isinstance(item, ast.FunctionDef)
-                          and any(getattr(d, "id", None) == "override" for d in item.decorator_list)]
+                found += [
+                    (node.name, item.name)
+                    for item in node.body
+                    if isinstance(item, ast.FunctionDef)
+                    and any(getattr(d, "id", None) == "override" for d in item.decorator_list)
+                ]
     return found
 
 
@@ -91,16 +105,21 @@ def rename_in_oat_bases(root: Path, glue_class: str, method: str) -> int:
 
 
 def test_the_glue_overrides_the_hooks_it_needs():
-    assert {("Actor", "step"), ("Learner", "compute_monte_carlo_advantages"), ("Learner", "evaluate"),
-            ("Learner", "process_feedback_data")} <= set(glue_overrides())
+    assert {
+        ("Actor", "step"),
+        ("Learner", "compute_monte_carlo_advantages"),
+        ("Learner", "evaluate"),
+        ("Learner", "process_feedback_data"),
+    } <= set(glue_overrides())
 
 
 @pytest.mark.parametrize("glue_class, method", glue_overrides())
 def test_the_check_fails_when_oat_renames_a_method_we_override(sources_copy, glue_class, method):
     assert rename_in_oat_bases(sources_copy, glue_class, method) >= 1
     report = check(sources_copy)
-    assert any(f"{glue_class}.{method}" in p.where and "marked @override" in p.message for p in report.problems), \
+    assert any(f"{glue_class}.{method}" in p.where and "marked @override" in p.message for p in report.problems), (
         report.problems
+    )
 
 
 def test_the_command_line_check_fails_on_a_renamed_override(sources_copy, capsys):
@@ -111,23 +130,50 @@ def test_the_command_line_check_fails_on_a_renamed_override(sources_copy, capsys
 
 # ---------------------------------------------------------------- other changes OAT could make
 
-@pytest.mark.parametrize("path, old, new, expected", [
-    ("oat/types.py", "    response_logprobs: List[float]", "    response_logps: List[float]",
-     "no field 'response_logprobs'"),
-    ("oat/utils/deepspeed.py", 'def all_reduce(self, data, op="mean")', 'def all_reduce(self, tensor, op="mean")',
-     "DeepspeedStrategy.all_reduce: takes (self, tensor, op)"),
-    ("oat/algorithms/ppo.py", "    ignore_no_eos: bool = field(", "    skip_no_eos: bool = field(",
-     "uses args.ignore_no_eos"),
-    ("oat/utils/data.py", "self.transitions = []", "self.samples = []", "uses self.transitions"),
-    ("oat/algorithms/ppo.py", "def learning_step(self, trajectory):", "def learning_step(self, trajectory, step):",
-     "Learner.learning_step: takes (self, trajectory) but OAT's takes (self, trajectory, step)"),
-    ("oat/algorithms/ppo.py", "advantages = self.compute_monte_carlo_advantages(",
-     "advantages = self.compute_mc_advantages(", "which OAT never calls"),
-    ("oat/interface.py", "def get_program(", "def make_program(", "imports get_program from oat.interface"),
-    ("oat/actors/base.py", "    def generate(\n        self,\n        prompts",
-     "    def generate(\n        self,\n        sampling_params,\n        prompts",
-     "ActorBase.generate: takes (self, sampling_params, prompts"),
-])
+
+@pytest.mark.parametrize(
+    "path, old, new, expected",
+    [
+        (
+            "oat/types.py",
+            "    response_logprobs: List[float]",
+            "    response_logps: List[float]",
+            "no field 'response_logprobs'",
+        ),
+        (
+            "oat/utils/deepspeed.py",
+            'def all_reduce(self, data, op="mean")',
+            'def all_reduce(self, tensor, op="mean")',
+            "DeepspeedStrategy.all_reduce: takes (self, tensor, op)",
+        ),
+        (
+            "oat/algorithms/ppo.py",
+            "    ignore_no_eos: bool = field(",
+            "    skip_no_eos: bool = field(",
+            "uses args.ignore_no_eos",
+        ),
+        ("oat/utils/data.py", "self.transitions = []", "self.samples = []", "uses self.transitions"),
+        (
+            "oat/algorithms/ppo.py",
+            "def learning_step(self, trajectory):",
+            "def learning_step(self, trajectory, step):",
+            "Learner.learning_step: takes (self, trajectory) but OAT's takes (self, trajectory, step)",
+        ),
+        (
+            "oat/algorithms/ppo.py",
+            "advantages = self.compute_monte_carlo_advantages(",
+            "advantages = self.compute_mc_advantages(",
+            "which OAT never calls",
+        ),
+        ("oat/interface.py", "def get_program(", "def make_program(", "imports get_program from oat.interface"),
+        (
+            "oat/actors/base.py",
+            "    def generate(\n        self,\n        prompts",
+            "    def generate(\n        self,\n        sampling_params,\n        prompts",
+            "ActorBase.generate: takes (self, sampling_params, prompts",
+        ),
+    ],
+)
 def test_the_check_fails_on_other_breaking_changes(sources_copy, path, old, new, expected):
     file = sources_copy / path
     text = file.read_text()
@@ -144,12 +190,19 @@ def test_a_moved_module_is_reported(sources_copy):
 
 # ---------------------------------------------------------------- the GPU install files
 
+
 def test_the_gpu_install_files_pin_what_oat_requires(oat_sources):
     assert check_gpu_pins(oat_sources) == []
     pins = pinned_versions(oat_contract.GPU_FILES[1].read_text())
     assert {name: pins[name] for name in GPU_STACK} == {
-        "torch": "2.6.0", "vllm": "0.8.4", "transformers": "4.51.3", "deepspeed": "0.16.8",
-        "flash-attn": "2.7.4.post1", "oat-llm": "0.2.4", "gem-llm": "0.1.0"}
+        "torch": "2.6.0",
+        "vllm": "0.8.4",
+        "transformers": "4.51.3",
+        "deepspeed": "0.16.8",
+        "flash-attn": "2.7.4.post1",
+        "oat-llm": "0.2.4",
+        "gem-llm": "0.1.0",
+    }
     assert "- python=3.10" in oat_contract.GPU_FILES[0].read_text()
 
 
@@ -174,13 +227,16 @@ def test_a_flag_of_both_trainers_is_declared_once_for_both(oat_sources):
     assert "--whiten_adv is a flag of OAT's PPOArgs too: declare it in RunConfig" in str(problem)
 
 
-@pytest.mark.parametrize("file_index, old, new, expected", [
-    (1, "vllm==0.8.4", "vllm==0.8.5", "oat-llm 0.2.4 requires vllm==0.8.4"),
-    (1, "flash-attn==2.7.4.post1", "flash-attn>=2.7", "does not pin flash-attn exactly"),
-    (0, "transformers==4.51.3", "transformers==4.52.0", "requires transformers==4.51.3"),
-    (0, "torch==2.6.0", "torch==2.7.0", "pins torch==2.6.0, environment.yml pins 2.7.0"),
-    (0, "python=3.10", "python=3.11", "outside oat-llm's Requires-Python"),
-])
+@pytest.mark.parametrize(
+    "file_index, old, new, expected",
+    [
+        (1, "vllm==0.8.4", "vllm==0.8.5", "oat-llm 0.2.4 requires vllm==0.8.4"),
+        (1, "flash-attn==2.7.4.post1", "flash-attn>=2.7", "does not pin flash-attn exactly"),
+        (0, "transformers==4.51.3", "transformers==4.52.0", "requires transformers==4.51.3"),
+        (0, "torch==2.6.0", "torch==2.7.0", "pins torch==2.6.0, environment.yml pins 2.7.0"),
+        (0, "python=3.10", "python=3.11", "outside oat-llm's Requires-Python"),
+    ],
+)
 def test_a_wrong_pin_is_reported(oat_sources, tmp_path, file_index, old, new, expected):
     files = []
     for i, original in enumerate(oat_contract.GPU_FILES):
@@ -195,7 +251,7 @@ def test_a_wrong_pin_is_reported(oat_sources, tmp_path, file_index, old, new, ex
 
 # ---------------------------------------------------------------- rules, on a small fake OAT
 
-FAKE_OAT = '''
+FAKE_OAT = """
 class Base:
     def __init__(self, args):
         self.args = args
@@ -213,7 +269,7 @@ class Base:
 
 def build(args, name, *, verbose=False):
     return Base(args)
-'''
+"""
 
 
 def fake_check(tmp_path: Path, glue: str) -> list[str]:
@@ -226,7 +282,7 @@ def fake_check(tmp_path: Path, glue: str) -> list[str]:
     return [str(p) for p in report.problems if "g.py" in p.where]
 
 
-GOOD_GLUE = '''
+GOOD_GLUE = """
 from oat.base import Base, build
 from typing_extensions import override
 
@@ -239,22 +295,28 @@ class Ours(Base):
     def extra(self):
         self.mine = 2
         return build(self.args, "x", verbose=self.args.mine)
-'''
+"""
 
 
-@pytest.mark.parametrize("change, expected", [
-    (None, None),
-    (("    @override\n    def hook", "    def hook"), "overrides oat.base.Base.hook without @override"),
-    (("def hook(self, a, b=1, c=None)", "def hook(self, x, b=1)"), "takes (self, x, b) but OAT's takes (self, a, b)"),
-    (("def extra(self)", "def helper(self)"), "overrides oat.base.Base.helper without @override"),
-    (("self.known", "self.unknown"), "uses self.unknown"),
-    (("flag=True", "flags=True"), "Base.helper has no parameter 'flags'"),
-    (('build(self.args, "x"', "build(self.args"), "oat.base.build needs name"),
-    (("super().hook(a, b=b)", "super().hooks(a)"), "calls super().hooks"),
-    (("verbose=self.args.mine", "verbose=self.args.other"), "uses args.other"),
-    (("import Base, build", "import Base, build, missing"), "imports missing from oat.base"),
-    (("from oat.base import", "import oat.extra\nfrom oat.base import"), "imports module oat.extra"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (None, None),
+        (("    @override\n    def hook", "    def hook"), "overrides oat.base.Base.hook without @override"),
+        (
+            ("def hook(self, a, b=1, c=None)", "def hook(self, x, b=1)"),
+            "takes (self, x, b) but OAT's takes (self, a, b)",
+        ),
+        (("def extra(self)", "def helper(self)"), "overrides oat.base.Base.helper without @override"),
+        (("self.known", "self.unknown"), "uses self.unknown"),
+        (("flag=True", "flags=True"), "Base.helper has no parameter 'flags'"),
+        (('build(self.args, "x"', "build(self.args"), "oat.base.build needs name"),
+        (("super().hook(a, b=b)", "super().hooks(a)"), "calls super().hooks"),
+        (("verbose=self.args.mine", "verbose=self.args.other"), "uses args.other"),
+        (("import Base, build", "import Base, build, missing"), "imports missing from oat.base"),
+        (("from oat.base import", "import oat.extra\nfrom oat.base import"), "imports module oat.extra"),
+    ],
+)
 def test_each_rule_on_a_fake_oat(tmp_path, change, expected):
     glue = GOOD_GLUE if change is None else GOOD_GLUE.replace(*change)
     assert change is None or glue != GOOD_GLUE
@@ -266,6 +328,7 @@ def test_each_rule_on_a_fake_oat(tmp_path, change, expected):
 
 
 # ---------------------------------------------------------------- fetching the sources
+
 
 def test_cached_sources_are_reused_without_pip(tmp_path, monkeypatch):
     (tmp_path / "oat").mkdir()
@@ -303,4 +366,8 @@ def test_a_pip_failure_with_pypi_reachable_is_an_error_not_a_skip(tmp_path, monk
 
 def test_command_flags_are_normalized_like_tyro():
     assert command_flags('--env_id "a|b" --rnd-seed --no-norm_return --gamma=0.9 -x 1') == [
-        "env_id", "rnd_seed", "norm_return", "gamma"]
+        "env_id",
+        "rnd_seed",
+        "norm_return",
+        "gamma",
+    ]

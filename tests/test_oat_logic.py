@@ -25,23 +25,33 @@ from gymverse.rollout import Episode, Turn, collect_episodes, make_env_group
 from gymverse.run.config import RunConfig
 from gymverse.run.env_table import EnvTable, per_env_advantages
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed, play_until, plan_step, take, turn_samples
+from gymverse.run.plan import env_group_seed, plan_step, play_until, take, turn_samples
+from gymverse.run.prepare import prepare
 
 ENV = "gymverse:PeakFinder"
 
 
 def turn(reward: float, n_tokens: int = 3, invalid: bool = False) -> Turn:
-    return Turn(prompt="p", response="r", prompt_ids=[1, 2], response_ids=list(range(n_tokens)),
-                logprobs=[-0.5] * n_tokens, reward=reward, invalid=invalid)
+    return Turn(
+        prompt="p",
+        response="r",
+        prompt_ids=[1, 2],
+        response_ids=list(range(n_tokens)),
+        logprobs=[-0.5] * n_tokens,
+        reward=reward,
+        invalid=invalid,
+    )
 
 
-def episode(env_id: str, rewards: list[float], success: bool = False, complexity: int = 1,
-            ended_by: str = "terminated") -> Episode:
+def episode(
+    env_id: str, rewards: list[float], success: bool = False, complexity: int = 1, ended_by: str = "terminated"
+) -> Episode:
     turns = [turn(r) for r in rewards]
     return Episode(env_id, complexity, turns, success, float(sum(rewards)), len(turns), ended_by)
 
 
 # ---------------------------------------------------------------- per-environment advantages across processes
+
 
 def _gloo_rank(rank: int, port: int, values, env_ids, out_path: str) -> None:
     import torch
@@ -67,8 +77,9 @@ def test_advantages_with_a_real_all_reduce_across_two_processes(tmp_path):
         port = sock.getsockname()[1]
     batches = [([1.0, 0.0, 0.3], ["easy", "easy", "hard"]), ([1.0, 0.9, 0.1], ["easy", "hard", "hard"])]
     fork = multiprocessing.get_context("fork")  # fast: the children need not import anything again
-    processes = [fork.Process(target=_gloo_rank, args=(r, port, *batches[r], str(tmp_path / f"{r}.json")))
-                 for r in range(2)]
+    processes = [
+        fork.Process(target=_gloo_rank, args=(r, port, *batches[r], str(tmp_path / f"{r}.json"))) for r in range(2)
+    ]
     for process in processes:
         process.start()
     for process in processes:
@@ -80,6 +91,7 @@ def test_advantages_with_a_real_all_reduce_across_two_processes(tmp_path):
 
 
 # ---------------------------------------------------------------- turn records
+
 
 def records_of(ep: Episode, gamma: float, ignore_no_eos: bool = False) -> list[dict]:
     return [transition_fields(s, ignore_no_eos) for s in turn_samples([ep], gamma)]
@@ -105,8 +117,12 @@ def test_transition_fields_skip_empty_replies_and_mask_cut_ones_on_request():
 
 def test_step_info_has_the_same_keys_whatever_was_played():
     assert tuple(step_info([])) == STEP_INFO_KEYS
-    info = step_info([episode("a", [0.0, 1.0], success=True, complexity=3),
-                      episode("b", [0.0], complexity=1, ended_by="context_overflow")])
+    info = step_info(
+        [
+            episode("a", [0.0, 1.0], success=True, complexity=3),
+            episode("b", [0.0], complexity=1, ended_by="context_overflow"),
+        ]
+    )
     assert tuple(info) == STEP_INFO_KEYS
     assert info["actor/mean_episode_success"] == 0.5
     assert info["actor/mean_complexity"] == 2.0
@@ -115,6 +131,7 @@ def test_step_info_has_the_same_keys_whatever_was_played():
 
 
 # ---------------------------------------------------------------- schedule and evaluation plan
+
 
 @given(st.integers(0, 1000), st.integers(1, 9))
 def test_split_evenly_shares_everything_fairly(total, parts):
@@ -145,6 +162,7 @@ def test_eval_metrics_have_fixed_keys_on_every_rank():
 
 # ---------------------------------------------------------------- flags
 
+
 @dataclass
 class FlagsStandIn(RunConfig):
     """RunConfig plus the OAT-only flags prepare_args reads (the real class needs OAT installed)."""
@@ -160,8 +178,17 @@ class FlagsStandIn(RunConfig):
 
 def gymverse_flags(**changes) -> FlagsStandIn:
     """GymVerse's documented layout: 4 collocated GPUs, 16 turns per device, 128 asked."""
-    return FlagsStandIn(**{"env_id": ENV, "gpus": 4, "collocate": True, "rollout_batch_size": 128,
-                           "rollout_batch_size_per_device": 16, "pi_buffer_maxlen_per_device": 16, **changes})
+    return FlagsStandIn(
+        **{
+            "env_id": ENV,
+            "gpus": 4,
+            "collocate": True,
+            "rollout_batch_size": 128,
+            "rollout_batch_size_per_device": 16,
+            "pi_buffer_maxlen_per_device": 16,
+            **changes,
+        }
+    )
 
 
 def prepared(**changes) -> FlagsStandIn:
@@ -202,12 +229,24 @@ def test_the_learner_count_is_the_one_oat_starts():
     assert learner_world_size(FlagsStandIn(gpus=1)) == 1  # the demo: one GPU acts and learns
 
 
-@pytest.mark.parametrize("gpus, collocate, per_actor, ok", [
-    (4, True, 2, True), (4, True, 4, True), (4, False, 2, True), (4, False, 4, False), (8, True, 3, False),
-])
+@pytest.mark.parametrize(
+    "gpus, collocate, per_actor, ok",
+    [
+        (4, True, 2, True),
+        (4, True, 4, True),
+        (4, False, 2, True),
+        (4, False, 4, False),
+        (8, True, 3, False),
+    ],
+)
 def test_gpus_per_actor_must_divide_the_actor_gpus(gpus, collocate, per_actor, ok):
-    flags = dict(gpus=gpus, collocate=collocate, num_gpus_per_actor=per_actor, rollout_batch_size_per_device=None,
-                 pi_buffer_maxlen_per_device=None)
+    flags = dict(
+        gpus=gpus,
+        collocate=collocate,
+        num_gpus_per_actor=per_actor,
+        rollout_batch_size_per_device=None,
+        pi_buffer_maxlen_per_device=None,
+    )
     if ok:
         prepared(**flags)
     else:
@@ -217,8 +256,11 @@ def test_gpus_per_actor_must_divide_the_actor_gpus(gpus, collocate, per_actor, o
 
 def test_actor_ids_are_unique_across_groups():
     args = FlagsStandIn(gpus=4, collocate=False, num_groups=3, num_gpus_per_actor=1)
-    ids = [global_actor_id(FlagsStandIn(**{**vars(args), "group_rank": group}), local)
-           for group in range(3) for local in range(2)]  # 2 actor GPUs per group
+    ids = [
+        global_actor_id(FlagsStandIn(**{**vars(args), "group_rank": group}), local)
+        for group in range(3)
+        for local in range(2)
+    ]  # 2 actor GPUs per group
     assert ids == [0, 1, 2, 3, 4, 5]
 
 
@@ -234,17 +276,20 @@ def test_prepare_args_draws_the_random_seed_once_for_all_processes():
     assert (args.seed, args.rnd_seed) == (7, False)
 
 
-@pytest.mark.parametrize("flags, message", [
-    (dict(env_id="gymverse:NoSuchGame"), "unknown environment id"),
-    (dict(eval_envs="nope:Game"), "unknown environment id"),
-    (dict(critic_type="ppo"), "value critic"),
-    (dict(num_samples=4), "num_samples must be 1"),
-    (dict(eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
-    (dict(env_id=""), "env_id is empty"),
-])
-def test_prepare_args_rejects_what_cannot_run(flags, message):
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (dict(env_id="gymverse:NoSuchGame"), "unknown environment id"),
+        (dict(eval_envs="nope:Game"), "unknown environment id"),
+        (dict(critic_type="ppo"), "value critic"),
+        (dict(num_samples=4), "num_samples must be 1"),
+        (dict(eval_wrappers="concat|concat"), "2 values for 1 evaluation"),
+        (dict(env_id=""), "env_id is empty"),
+    ],
+)
+def test_the_launcher_rejects_what_cannot_run(flags, message):
     with pytest.raises(BadInput, match=message):
-        prepared(**flags)
+        prepare(gymverse_flags(**flags), [], lambda args: prepare_args(args, visible_gpus=""))
 
 
 def test_both_backends_start_from_the_same_defaults():
@@ -253,8 +298,21 @@ def test_both_backends_start_from_the_same_defaults():
     from gymverse.train.args import TrainArgs
 
     args, native = prepare_args(FlagsStandIn(), visible_gpus=""), TrainArgs()
-    shared = ("num_samples", "beta", "learning_rate", "eval_steps", "gamma", "evolve", "pretrain", "rollout_batch_size",
-              "max_train", "generate_max_length", "lr_scheduler", "num_env", "wb_run_name")
+    shared = (
+        "num_samples",
+        "beta",
+        "learning_rate",
+        "eval_steps",
+        "gamma",
+        "evolve",
+        "pretrain",
+        "rollout_batch_size",
+        "max_train",
+        "generate_max_length",
+        "lr_scheduler",
+        "num_env",
+        "wb_run_name",
+    )
     assert {f: getattr(args, f) for f in shared} == {f: getattr(native, f) for f in shared}
     assert (args.num_samples, args.beta, args.gpus, args.rollout_batch_size_per_device) == (1, 0.0, 1, 48)
 
@@ -268,6 +326,7 @@ def test_the_learning_rate_schedule_spans_the_runs_optimizer_steps():
 
 
 # ---------------------------------------------------------------- the actor's ledger
+
 
 def test_ledger_writes_actor_lines_and_waits_for_the_next_levels(tmp_path):
     table = EnvTable(["a", "b"])
@@ -286,7 +345,9 @@ def test_ledger_writes_actor_lines_and_waits_for_the_next_levels(tmp_path):
     ledger.close_steps({"a": 3, "b": 1}, step=2)
     metrics = RunFiles(tmp_path).read("actor_env_metrics.jsonl")
     assert [(m["step"], m["env_id"], m["complexity"], m["next_complexity"], m["actor_id"]) for m in metrics] == [
-        (1, "a", 2, 3, 3), (2, "b", 1, 1, 3)]
+        (1, "a", 2, 3, 3),
+        (2, "b", 1, 1, 3),
+    ]
     assert metrics[0]["mean_episode_success"] == 0.5
     ledger.close_steps({"a": 3, "b": 1}, step=2)
     assert len(RunFiles(tmp_path).read("actor_env_metrics.jsonl")) == 2
@@ -309,6 +370,7 @@ def test_with_asynchronous_actors_the_curriculum_answers_one_step_and_applies_be
 
 # ---------------------------------------------------------------- the actor's policy
 
+
 class FakeVLLM:
     """Answers every prompt with ``reply`` in vLLM's output layout (tokens = bytes, as the tiny tokenizer)."""
 
@@ -322,11 +384,16 @@ class FakeVLLM:
         for prompt in prompts:
             ids = self.tokenizer.encode(self.reply, add_special_tokens=False)
             completion = SimpleNamespace(
-                text=self.reply, token_ids=ids, finish_reason=self.finish_reason,
+                text=self.reply,
+                token_ids=ids,
+                finish_reason=self.finish_reason,
                 logprobs=[{t: SimpleNamespace(logprob=-0.1 * (k + 1))} for k, t in enumerate(ids)],
             )
-            outputs.append(SimpleNamespace(prompt_token_ids=self.tokenizer.encode(prompt, add_special_tokens=False),
-                                           outputs=[completion]))
+            outputs.append(
+                SimpleNamespace(
+                    prompt_token_ids=self.tokenizer.encode(prompt, add_special_tokens=False), outputs=[completion]
+                )
+            )
         return outputs
 
 
@@ -356,8 +423,15 @@ def test_an_actor_serving_several_learner_ranks_returns_one_record_per_prompt(to
     ledger = ActorLedger(EnvTable([ENV]), RunFiles(tmp_path, actor_id=0))
     gathered = [[""] * 8, [""] * 8]  # the prompt slots of the two ranks
     prompts = [p for rank in gathered for p in rank]
-    records = play_step(args, [ENV], 1, len(prompts), lambda e, c: collect_episodes(policy, group, e, 2,
-                        tokenizer=tokenizer), ledger, random.Random(0))
+    records = play_step(
+        args,
+        [ENV],
+        1,
+        len(prompts),
+        lambda e, c: collect_episodes(policy, group, e, 2, tokenizer=tokenizer),
+        ledger,
+        random.Random(0),
+    )
     assert len(records) % len(prompts) == 0  # OAT's assertions, as its collector makes them
     assert len(records) == sum(len(rank) * (len(records) // len(prompts)) for rank in gathered)
     assert all(set(r) == {*TRANSITION_FIELDS, "env_id", "info"} for r in records)

@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gymverse.perpo import (
-    aggregate_tokens, discounted_returns, env_moments, kl_penalty, merge_moments, normalize_per_env, ppo_clip_loss,
+    aggregate_tokens,
+    discounted_returns,
+    env_moments,
+    kl_penalty,
+    merge_moments,
+    normalize_per_env,
+    ppo_clip_loss,
 )
 
 rewards_lists = st.lists(st.floats(-1, 1, allow_nan=False), min_size=1, max_size=12)
@@ -84,7 +90,9 @@ def test_normalizing_with_merged_moments_matches_normalizing_the_whole_batch(pai
     values, ids = zip(*pairs)
     moments = merge_moments([env_moments(values[:cut], ids[:cut]), env_moments(values[cut:], ids[cut:])])
     np.testing.assert_allclose(
-        normalize_per_env(values[:cut], ids[:cut], moments), normalize_per_env(values, ids)[:cut], atol=1e-6,
+        normalize_per_env(values[:cut], ids[:cut], moments),
+        normalize_per_env(values, ids)[:cut],
+        atol=1e-6,
     )
 
 
@@ -96,8 +104,12 @@ def test_missing_moments_are_an_error():
 def _loss_and_grad(new, old, advantage, clip_eps=0.2, normalizer=None):
     logprobs = torch.tensor([[new]], dtype=torch.float64, requires_grad=True)
     loss, stats = ppo_clip_loss(
-        logprobs, torch.tensor([[old]], dtype=torch.float64), torch.tensor([advantage], dtype=torch.float64),
-        torch.ones(1, 1), clip_eps, normalizer,
+        logprobs,
+        torch.tensor([[old]], dtype=torch.float64),
+        torch.tensor([advantage], dtype=torch.float64),
+        torch.ones(1, 1),
+        clip_eps,
+        normalizer,
     )
     loss.backward()
     return loss.item(), logprobs.grad.item(), stats
@@ -169,13 +181,28 @@ def test_kl_penalty_is_zero_at_the_reference_positive_elsewhere_and_masked():
     assert aggregate_tokens(kl, torch.tensor([[1, 1, 0]]), normalizer=2).item() == pytest.approx(kl.sum().item() / 2)
 
 
+def test_kl_estimators_are_verls():
+    policy, ref, mask = torch.tensor([[-0.5, -2.0, -30.0]]), torch.tensor([[-1.0, -1.5, -1.0]]), torch.ones(1, 3)
+    d = policy - ref
+    assert torch.allclose(kl_penalty(policy, ref, mask, "kl"), d)
+    assert torch.allclose(kl_penalty(policy, ref, mask, "abs"), d.abs())
+    assert torch.allclose(kl_penalty(policy, ref, mask, "mse"), d**2 / 2)
+    low_var = kl_penalty(policy, ref, mask, "low_var_kl")
+    assert low_var[0, 0].item() == pytest.approx(math.exp(-0.5) + 0.5 - 1) and low_var[0, 2].item() == 10.0  # clipped
+    with pytest.raises(ValueError, match="low_var_kl"):
+        kl_penalty(policy, ref, mask, "k3")
+
+
 @settings(max_examples=30)
-@given(st.floats(-3, 3))
-def test_kl_estimate_averages_to_the_true_kl(shift):
-    """Sampled from the policy, the estimator's mean is KL(policy || reference) (two Gaussians on a grid)."""
+@given(st.floats(-3, 3), st.sampled_from(["low_var_kl", "kl"]))
+def test_kl_estimates_average_to_the_true_kl(shift, estimator):
+    """Sampled from the policy, an estimator's mean is KL(policy || reference) (two Gaussians on a grid); k3 only
+    where veRL's clip at 10 does not bite (|shift| <= 0.5 here)."""
+    if estimator == "low_var_kl":
+        shift = shift / 6
     grid = torch.linspace(-6, 6, 4001, dtype=torch.float64)
     policy = torch.distributions.Normal(0.0, 1.0).log_prob(grid)
     ref = torch.distributions.Normal(shift, 1.0).log_prob(grid)
     weights = policy.exp() * (grid[1] - grid[0])
-    estimate = (kl_penalty(policy, ref, torch.ones_like(grid)) * weights).sum().item()
-    assert estimate == pytest.approx(shift ** 2 / 2, rel=1e-3, abs=1e-4)
+    estimate = (kl_penalty(policy, ref, torch.ones_like(grid), estimator) * weights).sum().item()
+    assert estimate == pytest.approx(shift**2 / 2, rel=1e-3, abs=1e-4)

@@ -2,9 +2,11 @@
 
 import importlib.util
 import json
+import random
 import threading
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,7 +18,14 @@ import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
 from gymverse.errors import BadInput
 from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
-from gymverse.policy.hf import HFPolicy, activation_checkpointing, distinct_rows, response_mask, sequence_logprobs
+from gymverse.policy.hf import (
+    HFPolicy,
+    activation_checkpointing,
+    distinct_rows,
+    inverse_cdf_draw,
+    response_mask,
+    sequence_logprobs,
+)
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end
 from gymverse.policy.tiny import TINY_ARCHITECTURE, resolve_pretrain
@@ -50,7 +59,9 @@ def test_tiny_loads_through_the_auto_classes(tiny_dir, tokenizer):
     assert model.config.vocab_size == len(tokenizer) == 259
     assert tokenizer.eos_token == "<|im_end|>" and tokenizer.pad_token == "<|endoftext|>"
     prompt = tokenizer.apply_chat_template(
-        [{"role": "user", "content": "Find the peak."}], tokenize=False, add_generation_prompt=True,
+        [{"role": "user", "content": "Find the peak."}],
+        tokenize=False,
+        add_generation_prompt=True,
     )
     assert prompt == CHAT_PROMPT
     ids = tokenizer.encode(prompt, add_special_tokens=False)
@@ -80,6 +91,21 @@ def test_resolve_pretrain_reuses_the_built_folder(tiny_dir):
     assert resolve_pretrain(str(tiny_dir)) == tiny_dir
 
 
+def test_a_tiny_model_cached_by_other_code_is_never_used(tmp_path, monkeypatch):
+    from gymverse.policy import tiny
+
+    edited = tmp_path / "tiny.py"
+    edited.write_text(Path(tiny.__file__).read_text().replace("hidden_size=128", "hidden_size=64"))
+    key = tiny.build_key()
+    monkeypatch.setattr(tiny, "__file__", str(edited))
+    assert tiny.build_key() != key  # other building code, another folder
+    other = resolve_pretrain("tiny", cache_dir=tmp_path / "cache")
+    (other / "config.json").write_text("{}")  # what that code built is not this model
+    monkeypatch.undo()
+    ours = resolve_pretrain("tiny", cache_dir=tmp_path / "cache")
+    assert ours != other and json.loads((ours / "config.json").read_text())["hidden_size"] == 128
+
+
 def test_resolve_pretrain_explains_a_missing_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a Hugging Face model folder"):
         resolve_pretrain(str(tmp_path / "nowhere"))
@@ -98,7 +124,7 @@ def test_logprobs_are_those_of_the_sampling_distribution(tiny_dir):
     mask = response_mask(responses)
     for i, g in enumerate(generations):
         assert torch.allclose(rescored[i, : len(g.logprobs)], torch.tensor(g.logprobs), atol=1e-4)
-        assert torch.all(rescored[i, len(g.logprobs):] == 0) and mask[i].sum() == len(g.logprobs)
+        assert torch.all(rescored[i, len(g.logprobs) :] == 0) and mask[i].sum() == len(g.logprobs)
 
 
 def test_top_p_logprobs_are_renormalized_over_the_nucleus(tiny_dir):
@@ -145,6 +171,43 @@ def test_same_seed_same_samples(tiny_dir):
     assert first[0].response_ids != first[1].response_ids
 
 
+def test_replies_drawn_from_their_own_rngs_repeat_and_keep_their_logprobs(tiny_dir):
+    sampler = policy(tiny_dir, temperature=0.8, generate_max_length=12)
+    prompts = [CHAT_PROMPT, "short", CHAT_PROMPT]
+
+    def draw(seeds):
+        return sampler.generate(prompts, rngs=[random.Random(s) for s in seeds])
+
+    first = draw([1, 2, 3])
+    sampler.generate(prompts)  # the policy's own stream moves on; the rows' draws do not come from it
+    assert [g.response_ids for g in draw([1, 2, 3])] == [g.response_ids for g in first]
+    assert first[0].response_ids != first[2].response_ids  # one prompt, two rngs
+    rescored = one_at_a_time(sampler.model, [g.prompt_ids for g in first], [g.response_ids for g in first], 0.8)
+    for i, g in enumerate(first):
+        assert torch.allclose(rescored[i, : len(g.logprobs)], torch.tensor(g.logprobs), atol=1e-4)
+    with pytest.raises(ValueError, match="one rng per prompt"):
+        sampler.generate(prompts, rngs=[random.Random(1)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 10), min_size=2, max_size=12).filter(lambda w: sum(w) > 0.1), st.integers(50, 400))
+def test_an_inverse_cdf_draw_follows_the_distribution(weights, draws):
+    probs = torch.tensor(weights) / sum(weights)
+    uniforms = (torch.arange(draws, dtype=torch.float64) + 0.5) / draws  # evenly spread: counts are exact
+    tokens = inverse_cdf_draw(probs.expand(draws, -1), uniforms)
+    counts = torch.bincount(tokens, minlength=len(weights))
+    assert torch.all((counts - draws * probs.double()).abs() <= 1 + 1e-6)
+    assert torch.all(counts[probs == 0] == 0)
+
+
+def test_an_inverse_cdf_draw_reads_only_its_own_row():
+    probs = torch.tensor([[0.0, 0.5, 0.5, 0.0], [0.2, 0.2, 0.2, 0.4], [0.0, 0.0, 1.0, 0.0]])
+    uniforms = torch.tensor([0.0, 0.5, 1 - 2**-53], dtype=torch.float64)  # the ends of [0, 1) too
+    together = inverse_cdf_draw(probs, uniforms)
+    assert together.tolist() == [1, 2, 2]  # never a token of probability zero
+    assert [inverse_cdf_draw(probs[i : i + 1], uniforms[i : i + 1]).item() for i in range(3)] == together.tolist()
+
+
 def test_distinct_rows_keep_first_appearance_order():
     assert distinct_rows([[3, 1], [2], [3, 1], [], [2], []]) == ([[3, 1], [2], []], [0, 1, 0, 2, 1, 2])
 
@@ -159,8 +222,14 @@ def one_at_a_time(model, prompts, responses, temperature=1.0, pad_id=0):
 @pytest.mark.parametrize("lengths", [[5, 1, 7, 0, 3, 7], [1, 1, 1, 1, 1, 1]])
 def test_a_shared_prompt_read_once_scores_and_trains_as_each_row_read_whole(tiny_dir, lengths):
     model = policy(tiny_dir).model.train()
-    prompts = [list(b"What is 2 + 3?"), list(b"Hi"), list(b"What is 2 + 3?"), list(b"Hi"), list(b"Hi"),
-               list(b"What is 2 + 3?")]
+    prompts = [
+        list(b"What is 2 + 3?"),
+        list(b"Hi"),
+        list(b"What is 2 + 3?"),
+        list(b"Hi"),
+        list(b"Hi"),
+        list(b"What is 2 + 3?"),
+    ]
     responses = [list(range(40, 40 + n)) for n in lengths]  # an empty reply and replies of one token too
 
     def scored_with_gradient(score):
@@ -330,6 +399,14 @@ def test_random_policy_is_seeded():
     assert [g.text for g in a] == [g.text for g in b]
 
 
+@pytest.mark.parametrize("make", [lambda: EpsilonOraclePolicy(0.5, seed=0), lambda: RandomPolicy(seed=0)])
+def test_a_baseline_reply_drawn_from_its_own_rng_ignores_the_other_rows(make):
+    envs = peak_finders(6)
+    together = make().generate(["o"] * 6, envs=envs, rngs=[random.Random(k) for k in range(6)])
+    alone = [make().generate(["o"], envs=[envs[k]], rngs=[random.Random(k)])[0] for k in (5, 2, 0)]
+    assert [g.text for g in alone] == [together[k].text for k in (5, 2, 0)]
+
+
 def test_epsilon_zero_is_the_oracle():
     envs = peak_finders(4)
     noisy = EpsilonOraclePolicy(0.0, seed=0).generate(["o"] * 4, envs=envs)
@@ -344,7 +421,11 @@ def test_load_policy_specs(tiny_dir):
     assert (hf.temperature, hf.max_model_len, hf.generate_max_length) == (0.5, 99, 7)
     endpoint = load_policy("openai:http://127.0.0.1:1/v1#m", generate_max_length=5)
     assert endpoint.model == "m" and endpoint.max_tokens == 5
-    for bad, message in [("epsilon:lots", "epsilon:P"), ("epsilon:2", r"in \[0, 1\]"), ("openai:nourl", "BASE_URL#MODEL")]:
+    for bad, message in [
+        ("epsilon:lots", "epsilon:P"),
+        ("epsilon:2", r"in \[0, 1\]"),
+        ("openai:nourl", "BASE_URL#MODEL"),
+    ]:
         with pytest.raises(ValueError, match=message):
             load_policy(bad)
 
@@ -381,10 +462,22 @@ class FakeCompletions(BaseHTTPRequestHandler):
         text, finish = FakeCompletions.replies[len(FakeCompletions.requests) - 1]
         if self.path.endswith("/chat/completions"):
             choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
-            payload = {"id": "c", "object": "chat.completion", "created": 0, "model": body["model"], "choices": [choice]}
+            payload = {
+                "id": "c",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+            }
         else:
             choice = {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
-            payload = {"id": "c", "object": "text_completion", "created": 0, "model": body["model"], "choices": [choice]}
+            payload = {
+                "id": "c",
+                "object": "text_completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+            }
         data = json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -408,7 +501,10 @@ def server():
 
 
 def test_openai_compatible_policy_over_http(server):
-    FakeCompletions.replies = [("I read \\boxed{read 1} and \\boxed{read 2}", "stop"), ("thinking and thinking", "length")]
+    FakeCompletions.replies = [
+        ("I read \\boxed{read 1} and \\boxed{read 2}", "stop"),
+        ("thinking and thinking", "length"),
+    ]
     agent = OpenAICompatiblePolicy(server, "tiny-model", temperature=0.3, top_p=0.9, max_tokens=17, concurrency=1)
     first, second = agent.generate(["p1", "p2"], stop_at_box=True)
     assert first.text == "I read \\boxed{read 1}" and not first.truncated
@@ -416,8 +512,20 @@ def test_openai_compatible_policy_over_http(server):
     request = FakeCompletions.requests[0]
     assert request["path"] == "/v1/completions" and request["prompt"] == "p1"
     assert (request["model"], request["temperature"], request["top_p"], request["max_tokens"]) == (
-        "tiny-model", 0.3, 0.9, 17,
+        "tiny-model",
+        0.3,
+        0.9,
+        17,
     )
+
+
+def test_openai_compatible_requests_carry_a_seed_from_each_prompts_rng(server):
+    FakeCompletions.replies = [("\\boxed{a}", "stop")] * 4
+    agent = OpenAICompatiblePolicy(server, "tiny-model", concurrency=1)
+    agent.generate(["p1", "p2"])
+    agent.generate(["p1", "p2"], rngs=[random.Random(1), random.Random(2)])
+    seeds = [request.get("seed") for request in FakeCompletions.requests]
+    assert seeds == [None, None, random.Random(1).getrandbits(31), random.Random(2).getrandbits(31)]
 
 
 def test_openai_compatible_policy_chat_api(server):

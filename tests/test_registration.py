@@ -11,7 +11,7 @@ from gymverse.env import RebuildOnComplexity, registry
 from gymverse.env.checker import check_env
 
 # GymVerse's pattern: parameters from complexity, module-level `random`, status in info["suffix"].
-TALLY = '''
+TALLY = """
 import random
 from gem.core import Env
 
@@ -35,10 +35,10 @@ class TallyGame(Env):
             return "tick", 0.0, False, self.turns >= self.max_turns, {"suffix": f"count={self.count}"}
         won = self.count == self.target
         return "end", float(won), True, False, {"suffix": "", "success": won}
-'''
+"""
 
 # Reads complexity on every reset, like a well-behaved GymVerse game with evolve().
-ECHO = '''
+ECHO = """
 import random
 from gem.core import Env
 
@@ -61,18 +61,18 @@ class EchoGame(Env):
     def step(self, action):
         won = action.strip().endswith("\\\\boxed{%s}" % self.word)
         return "ok", float(won), True, False, {"success": won}
-'''
+"""
 
-BROKEN = '''
+BROKEN = """
 import random
 from gem.core import Env
 import a_module_that_does_not_exist
 
 class NeverImported(Env):
     pass
-'''
+"""
 
-UNBUILDABLE = '''
+UNBUILDABLE = """
 from gem.core import Env
 
 class NeedsAKey(Env):
@@ -82,7 +82,7 @@ class NeedsAKey(Env):
         return "", {}
     def step(self, action):
         return "", 0.0, True, False, {"success": False}
-'''
+"""
 
 
 @pytest.fixture
@@ -211,7 +211,9 @@ def test_the_library_registers_by_module_class_entries_without_importing_games()
         module, name = ENV_REGISTRY[env_id].entry_point.split(":")
         cls = registry.env_class(env_id)  # each module holds the class its file names
         assert (cls.__module__, cls.__name__) == (module, env_id.split(":")[1])
-    probe = "import sys, gymverse; print(sum(m.count('.') == 3 and m.startswith('gymverse.envs.') for m in sys.modules))"
+    probe = (
+        "import sys, gymverse; print(sum(m.count('.') == 3 and m.startswith('gymverse.envs.') for m in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "0"
 
 

@@ -13,7 +13,12 @@ from gymverse.policy import OraclePolicy
 from gymverse.policy.base import Generation
 from gymverse.policy.hf import HFPolicy
 from gymverse.rollout import (
-    TEMPLATES, Episode, apply_template, collect_episodes, make_env_group, split_env_ids,
+    TEMPLATES,
+    Episode,
+    apply_template,
+    collect_episodes,
+    make_env_group,
+    split_env_ids,
 )
 
 COUNTDOWN = "test:Countdown"
@@ -53,7 +58,7 @@ class Scripted:
         self.truncate = truncate
         self.batches = []
 
-    def generate(self, prompts, envs=None, stop_at_box=None):
+    def generate(self, prompts, envs=None, stop_at_box=None, rngs=None):
         self.batches.append((list(prompts), stop_at_box))
         replies = []
         for env in envs:
@@ -81,7 +86,9 @@ def test_every_template_shows_the_observation(tokenizer):
         assert "OBS {with braces}" in prompt
     assert apply_template("no", "x") == "x"
     assert apply_template("chat", "x", tokenizer) == tokenizer.apply_chat_template(
-        [{"role": "user", "content": "x"}], tokenize=False, add_generation_prompt=True,
+        [{"role": "user", "content": "x"}],
+        tokenize=False,
+        add_generation_prompt=True,
     )
 
 
@@ -177,7 +184,12 @@ def test_a_prompt_past_max_model_len_ends_its_episode(tokenizer):
     first, _ = make_env_group(COUNTDOWN, 2, wrappers="concat", complexity=10, seed=0).reset()
     limit = max(len(tokenizer.encode(apply_template("qwen3_game", o))) for o in first) + 40
     episodes = collect_episodes(
-        Scripted(tokenizer), group, COUNTDOWN, 6, template="qwen3_game", max_model_len=limit,
+        Scripted(tokenizer),
+        group,
+        COUNTDOWN,
+        6,
+        template="qwen3_game",
+        max_model_len=limit,
     )
     assert len(episodes) == 6
     overflowed = [e for e in episodes if e.ended_by == "context_overflow"]

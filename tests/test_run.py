@@ -9,8 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
-from gymverse.curriculum import AlphaCurriculum, RatchetCurriculum, ThresholdCurriculum, UniformCurriculum, make_curriculum
 from gymverse import register_env_dir
+from gymverse.curriculum import (
+    AlphaCurriculum,
+    RatchetCurriculum,
+    ThresholdCurriculum,
+    UniformCurriculum,
+    make_curriculum,
+)
 from gymverse.env import get_env_complexity
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
@@ -20,7 +26,7 @@ from gymverse.run.config import RunConfig, curriculum_params, eval_settings, val
 from gymverse.run.curriculum import CurriculumDriver, apply_levels
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed, play_until, plan_step, step_env_ids, take, trainable, turn_samples
+from gymverse.run.plan import env_group_seed, plan_step, play_until, step_env_ids, take, trainable, turn_samples
 
 ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 
@@ -29,8 +35,9 @@ def make_episode(env_id, rewards, ended_by="terminated", lengths=None, success=N
     lengths = lengths or [2] * len(rewards)
     turns = [Turn("p", "r", [1], [5] * n, [-0.5] * n, r, False) for r, n in zip(rewards, lengths)]
     success = rewards[-1] == 1.0 if success is None and rewards else bool(success)
-    return Episode(env_id, complexity, turns, success=success, episode_return=sum(rewards), length=len(turns),
-                   ended_by=ended_by)
+    return Episode(
+        env_id, complexity, turns, success=success, episode_return=sum(rewards), length=len(turns), ended_by=ended_by
+    )
 
 
 # -- configuration ---------------------------------------------------------------------------------
@@ -42,13 +49,16 @@ def test_curriculum_params_follow_the_chosen_curriculum():
     assert (curriculum.start, curriculum.min_episodes, curriculum.max_complexity) == (2, 8, 10)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"env_id": " | "}, "--env_id is empty"),
-    ({"gamma": 1.5}, "--gamma"),
-    ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
-    ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
-    ({"eval_wrappers": "concat|concat|concat"}, "--eval_wrappers has 3 values"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"env_id": " | "}, "--env_id is empty"),
+        ({"gamma": 1.5}, "--gamma"),
+        ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
+        ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
+        ({"eval_wrappers": "concat|concat|concat"}, "--eval_wrappers has 3 values"),
+    ],
+)
 def test_bad_run_config_values_name_their_flag(change, message):
     with pytest.raises(BadInput, match=message):
         validate_run_config(RunConfig(**change))
@@ -97,7 +107,9 @@ def test_uniform_schedule_ignores_success_covers_its_range_and_replays_on_resume
     resumed.load_state_dict(losing.state_dict())
     assert draws(resumed, "e", [0.5] * 10) == draws(losing, "e", [0.5] * 10)
     config = RunConfig(curriculum="uniform", seed=3, max_difficulty=5)
-    assert make_curriculum(config.curriculum, **curriculum_params(config)) == UniformCurriculum(seed=3, max_complexity=5)
+    assert make_curriculum(config.curriculum, **curriculum_params(config)) == UniformCurriculum(
+        seed=3, max_complexity=5
+    )
 
 
 def evolve_config(**overrides) -> RunConfig:
@@ -125,8 +137,9 @@ def test_the_driver_moves_each_env_on_the_summed_tally_of_all_actors():
 
 
 def test_the_driver_without_evolve_keeps_the_train_difficulty():
-    driver = CurriculumDriver.from_config(["a", "b"], RunConfig(env_id="a|b", evolve=False, train_difficulty=3,
-                                                                max_difficulty=5))
+    driver = CurriculumDriver.from_config(
+        ["a", "b"], RunConfig(env_id="a|b", evolve=False, train_difficulty=3, max_difficulty=5)
+    )
     assert driver.advance(tally_of(driver.table, a=(10, 10))) == {"a": 3, "b": 3}
     assert driver.state_dict() == {}
 
@@ -243,8 +256,12 @@ def test_round_robin_plays_one_env_per_step_and_mixed_all():
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 10**6), st.integers(1, 8), st.integers(1, 5), st.integers(1, 16))
 def test_every_game_copy_on_every_actor_gets_its_own_seed(seed, actors, groups, num_env):
-    seeds = [env_group_seed(seed, a, g, groups, num_env) + i
-             for a in range(actors) for g in range(groups) for i in range(num_env)]
+    seeds = [
+        env_group_seed(seed, a, g, groups, num_env) + i
+        for a in range(actors)
+        for g in range(groups)
+        for i in range(num_env)
+    ]
     assert len(set(seeds)) == len(seeds)
 
 
@@ -289,7 +306,9 @@ def test_play_until_plays_each_env_of_the_step_until_its_share_of_trainable_turn
     assert calls == [("b", 0)]  # overflowed episodes count when kept: 7 turns
     with pytest.raises(RuntimeError, match="fewer than the 1 a step needs"):
         play_until(plan_step(["a"], 1, "mixed", 1), lambda e, c: [make_episode(e, [0.0], lengths=[0])], max_rounds=3)
-    nothing = play_until(plan_step(["a"], 1, "mixed", 4), lambda e, c: [make_episode(e, [], ended_by="context_overflow")])
+    nothing = play_until(
+        plan_step(["a"], 1, "mixed", 4), lambda e, c: [make_episode(e, [], ended_by="context_overflow")]
+    )
     assert len(nothing["a"]) == 1  # no turn at all: the next call would play the same
 
 
@@ -354,3 +373,19 @@ def test_run_files_records_and_truncation(tmp_path):
     files.log_eval(4, "gymverse:X", {1: eps, 3: eps[:1]})
     assert [(r["complexity"], r["accuracy"]) for r in files.read("eval_env_metrics.jsonl")] == [(1, 0.5), (3, 1.0)]
     assert len(json.loads((tmp_path / "eval_results" / "4_gymverse:X.json").read_text())) == 3
+
+
+def test_an_online_evaluation_plays_alike_whatever_the_policy_drew_before(tmp_path):
+    from gymverse.policy import EpsilonOraclePolicy
+    from gymverse.run.online_eval import online_eval
+
+    config = RunConfig(env_id="gymverse:GridCourier", eval_n=6, eval_difficulty="2|4")
+    agent = EpsilonOraclePolicy(0.5, seed=0)
+    files = RunFiles(tmp_path)
+    first = online_eval(agent, config, 3, files, step=1)
+    agent.rng.random()  # training draws from the policy's own stream between two evaluations
+    second = online_eval(agent, config, 3, files, step=2)
+    assert [{**r, "step": 0} for r in first] == [{**r, "step": 0} for r in second]
+    assert 0 < first[1]["accuracy"] < 1  # the random moves decide games
+    played = [(tmp_path / "eval_results" / f"{step}_gymverse:GridCourier.json").read_text() for step in (1, 2)]
+    assert played[0] == played[1]

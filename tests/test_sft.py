@@ -4,13 +4,18 @@ import random
 
 import pytest
 import torch
+from gymverse.envs.games.mail_sorter import CITIES, MailSorter
 
 import gymverse  # noqa: F401  (registers the built-in games)
-from gymverse.envs.games.mail_sorter import CITIES, MailSorter
-from gymverse.rollout import collect_episodes, make_env_group
 from gymverse.errors import BadInput
+from gymverse.rollout import collect_episodes, make_env_group
 from gymverse.run.sft import (
-    Demonstrator, collect_demonstrations, games_with_solver, sft_command, train_on_demonstrations, warm_start,
+    Demonstrator,
+    collect_demonstrations,
+    games_with_solver,
+    sft_command,
+    train_on_demonstrations,
+    warm_start,
 )
 
 ENVS = ["gymverse:GridCourier", "gymverse:MailSorter"]
@@ -39,7 +44,7 @@ def test_demonstrations_cover_every_game_and_level_and_are_reproducible():
     openings = [prompt for prompt, _ in pairs if "Courier on a" in prompt or "Post office" in prompt]
     assert len(openings) == 12  # one opening observation per episode
     assert any("3x3 grid" in p for p in openings) and any("Essen" in p for p in openings)  # 5+ bins: level 4
-    assert {label[len("\\boxed{"):-1] for _, label in pairs} & set(CITIES)
+    assert {label[len("\\boxed{") : -1] for _, label in pairs} & set(CITIES)
     chat = collect_demonstrations(ENVS[:1], 2, [1], template="qwen3_game", seed=0)
     assert all(prompt.startswith("<|im_start|>user") for prompt, _ in chat)
 
@@ -60,8 +65,9 @@ def test_training_makes_the_demonstrated_moves_likelier(micro_model):
             return sequence_logprobs(model, prompts, moves, pad_id=tokenizer.pad_token_id).sum().item()
 
     before = likelihood()
-    result = train_on_demonstrations(model, tokenizer, pairs, epochs=10, batch_size=8, learning_rate=1e-2,
-                                     progress=False)
+    result = train_on_demonstrations(
+        model, tokenizer, pairs, epochs=10, batch_size=8, learning_rate=1e-2, progress=False
+    )
     assert result.last_loss < result.first_loss / 2
     assert likelihood() > before + 50  # nats over 8 replies of ~10 tokens
     with pytest.raises(ValueError, match="no demonstrations"):
@@ -71,8 +77,15 @@ def test_training_makes_the_demonstrated_moves_likelier(micro_model):
 def test_sft_command_saves_a_loadable_model(micro_model, tmp_path, capsys):
     from transformers import AutoModelForCausalLM
 
-    out = sft_command(env_id="gymverse:MailSorter", pretrain=str(micro_model), output=str(tmp_path / "warm"),
-                      episodes=4, difficulty="1", epochs=1, batch_size=4)
+    out = sft_command(
+        env_id="gymverse:MailSorter",
+        pretrain=str(micro_model),
+        output=str(tmp_path / "warm"),
+        episodes=4,
+        difficulty="1",
+        epochs=1,
+        batch_size=4,
+    )
     assert "demonstrated moves" in capsys.readouterr().out
     assert AutoModelForCausalLM.from_pretrained(out).config.hidden_size == 32
     assert (out / "tokenizer_config.json").is_file()
@@ -91,7 +104,8 @@ def warm_start_config(env_id: str, pretrain: str, sft_episodes: int):
 
 
 def test_the_warm_start_learns_from_the_games_that_have_a_solver_and_names_the_others(
-        micro_model, gymverse_folder, tmp_path, capsys):
+    micro_model, gymverse_folder, tmp_path, capsys
+):
     gymverse.register_env_dir(gymverse_folder, trusted=True)
     config = warm_start_config("gymverse:MailSorter|example:RunicPotionGame", str(micro_model), 4)
     assert games_with_solver(["gymverse:MailSorter", "example:RunicPotionGame"]) == ["gymverse:MailSorter"]
@@ -102,13 +116,16 @@ def test_the_warm_start_learns_from_the_games_that_have_a_solver_and_names_the_o
 
 
 def test_without_a_solver_anywhere_rl_starts_from_the_untrained_model_and_says_so(
-        tiny_dir, gymverse_folder, tmp_path, monkeypatch, capsys):
+    tiny_dir, gymverse_folder, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
     gymverse.register_env_dir(gymverse_folder, trusted=True)
     config = warm_start_config("example:RunicPotionGame|example:TruthLedger", "tiny", -1)
     assert warm_start(config, tiny_dir, tmp_path / "warm", seed=0, progress=False) == tiny_dir
-    assert "none of the games has a solver (oracle_action) to learn from, so RL starts from the untrained tiny model" \
+    assert (
+        "none of the games has a solver (oracle_action) to learn from, so RL starts from the untrained tiny model"
         in capsys.readouterr().out
+    )
     assert not (tmp_path / "warm").exists()
 
 

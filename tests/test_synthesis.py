@@ -40,7 +40,7 @@ def make_gates(embedder, answer_seconds: float = 5.0) -> JailGates:
 
 def scripted_code(rule: str, answer: int = 0) -> str:
     """The module that the script's ``rule`` gives as its ``answer``-th answer."""
-    return extract_code(next(r for r in Script.load(SCRIPT).rules if r.name == rule).answers[answer])
+    return extract_code(next(r for r in Script.load(SCRIPT).rules if r.name == rule).answers[answer].text)
 
 
 def scripted_writer(server: ScriptedServer):
@@ -49,6 +49,7 @@ def scripted_writer(server: ScriptedServer):
 
 # -- stage 1: designs -------------------------------------------------------------------------------
 
+
 def test_a_good_design_validates():
     assert design_errors(GOOD_DESIGN) == []
     design, errors = parse_design("Here it is:\n```json\n" + json.dumps(GOOD_DESIGN) + "\n```")
@@ -56,8 +57,12 @@ def test_a_good_design_validates():
 
 
 def test_a_bad_design_is_refused_with_every_reason():
-    bad = dict(GOOD_DESIGN, name="hive census", commands=[],
-               complexity_params=[{"name": "hives", "level_1": 5, "level_10": 5, "harder_because": "more"}])
+    bad = dict(
+        GOOD_DESIGN,
+        name="hive census",
+        commands=[],
+        complexity_params=[{"name": "hives", "level_1": 5, "level_10": 5, "harder_because": "more"}],
+    )
     del bad["solver"]
     errors = "\n".join(design_errors(bad))
     for part in ("name: a CamelCase", "commands: a non-empty list", "are equal", "solver: a non-empty string"):
@@ -72,6 +77,7 @@ def test_design_json_is_found_fenced_or_bare_and_garbage_is_explained():
 
 
 # -- stage 2: modules -------------------------------------------------------------------------------
+
 
 def test_the_module_is_the_fenced_block_that_defines_a_class():
     answer = "Plan:\n```python\nx = 1\n```\nModule:\n```python\nclass A:\n    pass\n```\nThat is all."
@@ -114,9 +120,12 @@ def test_a_line_torn_by_a_kill_is_skipped_and_closed(tmp_path):
 
 # -- the scripted server ----------------------------------------------------------------------------
 
+
 def test_script_answers_are_files_with_replacements():
     broken, fixed = scripted_code("safe_cracker/code", 0), scripted_code("safe_cracker/code", 1)
-    assert "= 0, tpo" in broken and "= 0, tpo" not in fixed and fixed == (HERE / "games" / "safe_cracker.py").read_text()
+    assert (
+        "= 0, tpo" in broken and "= 0, tpo" not in fixed and fixed == (HERE / "games" / "safe_cracker.py").read_text()
+    )
     with pytest.raises(ValueError, match="does not occur"):
         Script.load({"rules": [{"answers": [{"file": str(SCRIPT), "replace": [["no such text", ""]]}]}]})
 
@@ -179,11 +188,13 @@ def scripted_run(tmp_path_factory, embedder):
     script = Script.load(SCRIPT)
     gates = make_gates(embedder)
     with ScriptedServer(script) as server:
-        summary = synthesize(read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates,
-                             repairs=1, concurrency=3)
+        summary = synthesize(
+            read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates, repairs=1, concurrency=3
+        )
         served = list(script.log)
-        again = synthesize(read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates,
-                           repairs=1, concurrency=3)
+        again = synthesize(
+            read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates, repairs=1, concurrency=3
+        )
     return summary, again, served, script.log, output
 
 
@@ -213,8 +224,14 @@ def test_the_manifest_records_every_candidate_with_its_costs(scripted_run):
         assert record["theme"] and record["design"]["name"] and record["prompt_tokens"] > 0
         assert record["completion_tokens"] > 0 and record["writer_seconds"] >= 0 and record["gates"]
     accepted = next(r for r in records if r["candidate"] == "beekeeping-1")
-    assert [g["gate"] for g in accepted["gates"]] == ["import", "checker", "solver", "correctness", "difficulty",
-                                                      "novelty"]
+    assert [g["gate"] for g in accepted["gates"]] == [
+        "import",
+        "checker",
+        "solver",
+        "correctness",
+        "difficulty",
+        "novelty",
+    ]
     assert accepted["code_sha256"] and accepted["file"] == "hive_census.py"
     assert "2 accepted" in (output / "summary.md").read_text()
     assert "HiveCensus" in summary.audit["markdown"].read_text()
@@ -250,8 +267,13 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
     (source / "syntax_error.py").write_text("class Broken(:\n")
     summary = adopt(source, Path("adopted"), make_gates(embedder), concurrency=2)
     verdicts = {r["candidate"]: (r["status"], r["reason"]) for r in summary.records}
-    assert verdicts == {"tally": ("unverified", ""), "hive_census": ("accepted", ""), "exits_in_reset": ("refused", "exit"),
-                        "dovecote_census": ("refused", "solver_fails"), "syntax_error": ("refused", "import_error")}
+    assert verdicts == {
+        "tally": ("unverified", ""),
+        "hive_census": ("accepted", ""),
+        "exits_in_reset": ("refused", "exit"),
+        "dovecote_census": ("refused", "solver_fails"),
+        "syntax_error": ("refused", "import_error"),
+    }
     tally = next(r for r in summary.records if r["candidate"] == "tally")
     assert next(g for g in tally["gates"] if g["gate"] == "solver")["reason"] == "unverified"
     assert sorted(p.name for p in Path("adopted").glob("*.py")) == ["hive_census.py", "tally.py"]
@@ -277,8 +299,22 @@ def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
         return False  # the client is dead: drop the request unanswered
 
     script = Script.load(SCRIPT)
-    command = [sys.executable, "-m", "gymverse.cli", "synthesize", "--themes", str(themes), "--output", str(output),
-               "--repairs", "1", "--concurrency", "1", "--time-limit", "300"]
+    command = [
+        sys.executable,
+        "-m",
+        "gymverse.cli",
+        "synthesize",
+        "--themes",
+        str(themes),
+        "--output",
+        str(output),
+        "--repairs",
+        "1",
+        "--concurrency",
+        "1",
+        "--time-limit",
+        "300",
+    ]
     with ScriptedServer(script, before_answer=hold_the_repair) as server:
         command += ["--model", f"openai:{server.url}#scripted"]
         first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -290,11 +326,21 @@ def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
         assert [r["candidate"] for r in before] == ["beekeeping-1"]  # killed mid-run
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert script.log == ["hive_census/design#0", "hive_census/code#0", "safe_cracker/design#0", "safe_cracker/code#0",
-                          "safe_cracker/code#1", "silent_census/design#0", "silent_census/code#0",
-                          "silent_census/code#1"]
+    assert script.log == [
+        "hive_census/design#0",
+        "hive_census/code#0",
+        "safe_cracker/design#0",
+        "safe_cracker/code#0",
+        "safe_cracker/code#1",
+        "silent_census/design#0",
+        "silent_census/code#0",
+        "silent_census/code#1",
+    ]
     after = JsonlLog(output / "manifest.jsonl").read()
-    assert after[0] == before[0] and [r["candidate"] for r in after] == ["beekeeping-1", "safe-cracking-1",
-                                                                         "granaries-1"]
+    assert after[0] == before[0] and [r["candidate"] for r in after] == [
+        "beekeeping-1",
+        "safe-cracking-1",
+        "granaries-1",
+    ]
     assert [r["status"] for r in after] == ["accepted", "accepted", "refused"]
     assert "2 accepted, 0 unverified, 1 refused" in done.stdout

@@ -13,11 +13,12 @@ import torch
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
-from gymverse.run.config import check_run_envs, register_env_dirs
+from gymverse.run.config import validate_loop_config
 from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
-from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
+from gymverse.run.prepare import prepare
+from gymverse.train.args import TrainArgs, ignored_flags
 from gymverse.train.cli import parse_train_args, train_from_argv
 from gymverse.train.loop import Trainer
 
@@ -36,25 +37,70 @@ ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 
 def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
     return [
-        "--env_id", ENVS, "--pretrain", str(model), "--save_path", str(save_path), "--wb_run_name", "t",
-        "--num_env", "4", "--rollout_batch_size", "8", "--max_train", "48", "--train_batch_size", "4",
-        "--train_batch_size_per_device", "2", "--generate_max_length", "8", "--learning_rate", "1e-3",
-        "--prompt_template", "no", "--eval_n", "2", "--eval_steps", "3", "--eval_generate_max_length", "8",
-        "--save_steps", "2", "--max_save_num", "2", "--evolve", "--up_threshold", "0", "--up_steps", "1",
-        "--max_difficulty", "4", "--gamma", "0.9", "--sft_episodes", "0", *extra,
+        "--env_id",
+        ENVS,
+        "--pretrain",
+        str(model),
+        "--save_path",
+        str(save_path),
+        "--wb_run_name",
+        "t",
+        "--num_env",
+        "4",
+        "--rollout_batch_size",
+        "8",
+        "--max_train",
+        "48",
+        "--train_batch_size",
+        "4",
+        "--train_batch_size_per_device",
+        "2",
+        "--generate_max_length",
+        "8",
+        "--learning_rate",
+        "1e-3",
+        "--prompt_template",
+        "no",
+        "--eval_n",
+        "2",
+        "--eval_steps",
+        "3",
+        "--eval_generate_max_length",
+        "8",
+        "--save_steps",
+        "2",
+        "--max_save_num",
+        "2",
+        "--evolve",
+        "--up_threshold",
+        "0",
+        "--up_steps",
+        "1",
+        "--max_difficulty",
+        "4",
+        "--gamma",
+        "0.9",
+        "--sft_episodes",
+        "0",
+        *extra,
     ]
 
 
 # -- flags ------------------------------------------------------------------------------------------
 def test_the_gymverse_readme_command_parses_and_lists_the_gpu_only_flags_it_ignores():
     args = parse_train_args(README_COMMAND)
-    validate_train_args(args)
+    validate_loop_config(args)
     assert (args.env_id, args.evolve, args.gamma, args.norm_return, args.num_ppo_epochs) == (ENVS, True, 0.9, True, 2)
     assert (args.pretrain, args.use_wb, args.max_model_len) == ("tiny", True, 30000)
     assert args.wb_run_name == "gymverse-perpo-multienv"
     assert ignored_flags(README_COMMAND) == [
-        "--gpus", "--rollout_batch_size_per_device", "--pi_buffer_maxlen_per_device", "--enable_prefix_caching",
-        "--collocate", "--vllm_sleep", "--vllm_gpu_ratio",
+        "--gpus",
+        "--rollout_batch_size_per_device",
+        "--pi_buffer_maxlen_per_device",
+        "--enable_prefix_caching",
+        "--collocate",
+        "--vllm_sleep",
+        "--vllm_gpu_ratio",
     ]
 
 
@@ -65,23 +111,26 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
     argv = [a if a != "tiny" else str(micro_model) for a in README_COMMAND] + ["--save_path", str(tmp_path)]
     trainer = Trainer(parse_train_args(argv), progress=False)
     trainer.setup()
-    assert trainer.total_steps == 9000 // 128
+    assert trainer.total_steps() == 9000 // 128
     assert trainer.curriculum.levels() == {"gymverse:GridCourier": 1, "gymverse:MailSorter": 1}
     assert (trainer.run_dir / "wandb").is_dir()
     trainer.wandb.finish()
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"env_id": " | "}, "--env_id is empty"),
-    ({"gamma": 1.5}, "--gamma"),
-    ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
-    ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
-    ({"train_batch_size": 6, "train_batch_size_per_device": 4}, "multiple"),
-    ({"max_train": 10, "rollout_batch_size": 20}, "--max_train"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"env_id": " | "}, "--env_id is empty"),
+        ({"gamma": 1.5}, "--gamma"),
+        ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
+        ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
+        ({"train_batch_size": 6, "train_batch_size_per_device": 4}, "multiple"),
+        ({"max_train": 10, "rollout_batch_size": 20}, "--max_train"),
+    ],
+)
 def test_bad_flag_values_get_clear_errors(change, message):
     with pytest.raises(BadInput, match=message):
-        validate_train_args(TrainArgs(**change))
+        validate_loop_config(TrainArgs(**change))
 
 
 def test_every_flag_has_its_own_help_line():
@@ -98,8 +147,10 @@ def test_every_flag_has_its_own_help_line():
 
 
 def test_a_mistyped_value_is_refused_before_torch_is_imported_naming_the_flag_as_typed():
-    code = ("import sys; from gymverse.train.cli import main; status = main(['--max-difficulty', '0']); "
-            "print(status, 'torch' in sys.modules, 'transformers' in sys.modules)")
+    code = (
+        "import sys; from gymverse.train.cli import main; status = main(['--max-difficulty', '0']); "
+        "print(status, 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["2", "False", "False"], done.stderr
     assert "--max-difficulty" in done.stderr and "--max_difficulty" not in done.stderr
@@ -129,14 +180,33 @@ def test_bad_input_on_the_command_line_prints_an_error_and_no_traceback(tmp_path
     assert "nothing to resume" in capsys.readouterr().err
     assert train_from_argv(["--env_id", "gymverse:PeakFindr", "--save_path", str(tmp_path)]) is None
     assert "did you mean gymverse:PeakFinder?" in capsys.readouterr().err
-    assert train_from_argv(["--env_id", "gymverse:LightsOut", "--train_difficulty", "72", "--max_difficulty", "80",
-                            "--save_path", str(tmp_path)]) is None
+    assert (
+        train_from_argv(
+            [
+                "--env_id",
+                "gymverse:LightsOut",
+                "--train_difficulty",
+                "72",
+                "--max_difficulty",
+                "80",
+                "--save_path",
+                str(tmp_path),
+            ]
+        )
+        is None
+    )
     assert "--train_difficulty 72 is above gymverse:LightsOut's highest complexity, 71" in capsys.readouterr().err
 
 
 def test_the_curriculum_stops_at_each_games_highest_complexity():
-    args = TrainArgs(env_id="gymverse:LightsOut|gymverse:PeakFinder", evolve=True, curriculum="ratchet",
-                     train_difficulty=70, max_difficulty=500, ratchet_min_episodes=1)
+    args = TrainArgs(
+        env_id="gymverse:LightsOut|gymverse:PeakFinder",
+        evolve=True,
+        curriculum="ratchet",
+        train_difficulty=70,
+        max_difficulty=500,
+        ratchet_min_episodes=1,
+    )
     driver = CurriculumDriver.from_config(["gymverse:LightsOut", "gymverse:PeakFinder"], args)
     for _ in range(5):
         driver.curriculum.update("gymverse:LightsOut", 1.0, 4)
@@ -195,8 +265,18 @@ def test_env_dir_registers_a_folder_of_games_under_its_name(micro_model, tmp_pat
     folder = tmp_path / "example"
     folder.mkdir()
     (folder / "runic.py").write_text(RUNIC)
-    argv = short_run(micro_model, tmp_path / "runs", "--env_id", "example:RunicPotionGame", "--env_dir", str(folder),
-                     "--max_train", "16", "--eval_steps", "0")
+    argv = short_run(
+        micro_model,
+        tmp_path / "runs",
+        "--env_id",
+        "example:RunicPotionGame",
+        "--env_dir",
+        str(folder),
+        "--max_train",
+        "16",
+        "--eval_steps",
+        "0",
+    )
     run_dir = train_from_argv(argv)
     metrics = RunFiles(run_dir).read("actor_env_metrics.jsonl")
     assert {r["env_id"] for r in metrics} == {"example:RunicPotionGame"} and len(metrics) == 2
@@ -214,41 +294,71 @@ GYMVERSE_COMMON = """
 --eval_top_p 0.95 --eval_generate_max_length 4096 --max_train 9000 --max_save_num 30 --use-wb
 """.split()
 GYMVERSE_COMMANDS = {
-    "single": ["--env_id", "example:RunicPotionGame", *GYMVERSE_COMMON, "--wb-run-name",
-               "gymverse-perpo-singleenv-RunicPotionGame", "--wb_project", "gymverse-singleenv"],
-    "multi": ["--env_id", "example:RunicPotionGame|example:RaidPartyPlanner|example:RuneRingPuzzle|example:GuildRegionsGame",
-              *GYMVERSE_COMMON, "--wb-run-name", "gymverse-perpo-multienv-4envs", "--wb_project", "gymverse-multienv"],
+    "single": [
+        "--env_id",
+        "example:RunicPotionGame",
+        *GYMVERSE_COMMON,
+        "--wb-run-name",
+        "gymverse-perpo-singleenv-RunicPotionGame",
+        "--wb_project",
+        "gymverse-singleenv",
+    ],
+    "multi": [
+        "--env_id",
+        "example:RunicPotionGame|example:RaidPartyPlanner|example:RuneRingPuzzle|example:GuildRegionsGame",
+        *GYMVERSE_COMMON,
+        "--wb-run-name",
+        "gymverse-perpo-multienv-4envs",
+        "--wb_project",
+        "gymverse-multienv",
+    ],
 }
 
 
 @pytest.mark.parametrize("name", GYMVERSE_COMMANDS)
 def test_gymverses_readme_commands_start_on_cpu_with_env_dir_and_pretrain_tiny(
-        name, gymverse_folder, tiny_dir, tmp_path, monkeypatch, capsys):
+    name, gymverse_folder, tiny_dir, tmp_path, monkeypatch, capsys
+):
     """Only the model and the folder change; its games have no solver, so RL starts from the untrained model."""
     monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
     monkeypatch.setenv("WANDB_MODE", "offline")
     argv = [a if a != "Qwen/Qwen3-4B-Base" else "tiny" for a in GYMVERSE_COMMANDS[name]]
-    args = parse_train_args(argv + ["--env_dir", str(gymverse_folder), "--trusted", "--save_path", str(tmp_path)])
-    validate_train_args(args)
-    register_env_dirs(args)
-    check_run_envs(args)
+    argv += ["--env_dir", str(gymverse_folder), "--trusted", "--save_path", str(tmp_path)]
+    args = parse_train_args(argv)
+    prepare(args, argv, validate_loop_config)
     trainer = Trainer(args, progress=False)
     trainer.setup()
     assert "RL starts from the untrained tiny model" in capsys.readouterr().out
-    assert trainer.total_steps == 9000 // 128
+    assert trainer.total_steps() == 9000 // 128
     assert set(trainer.curriculum.levels()) == set(args.env_id.split("|"))
     trainer.wandb.finish()
 
 
-def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(gymverse_folder, tiny_dir, tmp_path,
-                                                                         monkeypatch):
+def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(
+    gymverse_folder, tiny_dir, tmp_path, monkeypatch
+):
     monkeypatch.setenv("GYMVERSE_CACHE", str(tiny_dir.parent))
     ids = GYMVERSE_COMMANDS["multi"][1]
-    argv = short_run(Path("tiny"), tmp_path, "--env_id", ids, "--env_dir", str(gymverse_folder), "--trusted",
-                     "--max_train", "32",
-                     "--eval_steps", "0", "--sft_episodes", "-1", "--prompt_template", "qwen3_game",
-                     "--wrappers", "concat")
+    argv = short_run(
+        Path("tiny"),
+        tmp_path,
+        "--env_id",
+        ids,
+        "--env_dir",
+        str(gymverse_folder),
+        "--trusted",
+        "--max_train",
+        "32",
+        "--eval_steps",
+        "0",
+        "--sft_episodes",
+        "-1",
+        "--prompt_template",
+        "qwen3_game",
+        "--wrappers",
+        "concat",
+    )
     metrics = RunFiles(train_from_argv(argv)).read("actor_env_metrics.jsonl")
     assert [r["env_id"] for r in metrics] == ids.split("|")  # round robin: one game per step
 
@@ -262,8 +372,9 @@ def test_a_missing_env_dir_is_named_in_the_error(tmp_path, capsys):
 def run_in_subprocess(argv: list[str]) -> subprocess.Popen:
     code = "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.Popen([sys.executable, "-c", code, *argv], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
 
 
 def logged_past_the_saved_state(run_dir: Path, last: int) -> bool:
@@ -313,7 +424,10 @@ def test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_fro
     argv = short_run(micro_model, tmp_path, "--save_steps", "100")  # no checkpoint before the end, but for Ctrl-C
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
     )
     run_dir = tmp_path / "t"
     deadline = time.time() + 120
@@ -336,8 +450,20 @@ def test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_fro
 def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_advantage(micro_model, tmp_path):
     from gymverse.policy.hf import sequence_logprobs
 
-    args = parse_train_args(short_run(micro_model, tmp_path, "--rollout_batch_size", "16", "--train_batch_size", "16",
-                                      "--train_batch_size_per_device", "8", "--generate_max_length", "6"))
+    args = parse_train_args(
+        short_run(
+            micro_model,
+            tmp_path,
+            "--rollout_batch_size",
+            "16",
+            "--train_batch_size",
+            "16",
+            "--train_batch_size_per_device",
+            "8",
+            "--generate_max_length",
+            "6",
+        )
+    )
     trainer = Trainer(args, progress=False)
     trainer.setup()
     samples = turn_samples([e for eps in trainer.collect(1).values() for e in eps], args.gamma)[:16]
@@ -345,8 +471,9 @@ def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_
 
     def rescored():
         with torch.no_grad():
-            return sequence_logprobs(trainer.policy.model, prompts, responses, args.temperature,
-                                     trainer.tokenizer.pad_token_id)
+            return sequence_logprobs(
+                trainer.policy.model, prompts, responses, args.temperature, trainer.tokenizer.pad_token_id
+            )
 
     before = rescored()
     for i, s in enumerate(samples):  # the first PPO ratio is 1: training scores tokens as sampling drew them

@@ -8,10 +8,10 @@ import torch
 
 import gymverse.policy.hf as hf
 from gymverse.policy.hf import HFPolicy
-from gymverse.run.plan import TurnSample
 from gymverse.rollout import Turn
+from gymverse.run.plan import TurnSample
+from gymverse.run.update import PolicyUpdate
 from gymverse.train.args import TrainArgs
-from gymverse.train.update import PolicyUpdate
 
 
 @pytest.fixture
@@ -19,15 +19,18 @@ def samples(micro_model):
     """Four replies to each of two prompts, in the order the sampler wrote them."""
     sampler = HFPolicy(micro_model, seed=0, generate_max_length=6, num_threads=1)
     prompts = ["What is 2 + 3?"] * 4 + ["Name a colour."] * 4
-    return [TurnSample(str(k // 4), Turn(p, g.text, g.prompt_ids, g.response_ids, g.logprobs, 0.0, g.truncated), 0.0)
-            for k, (p, g) in enumerate(zip(prompts, sampler.generate(prompts)))]
+    return [
+        TurnSample(str(k // 4), Turn(p, g.text, g.prompt_ids, g.response_ids, g.logprobs, 0.0, g.truncated), 0.0)
+        for k, (p, g) in enumerate(zip(prompts, sampler.generate(prompts)))
+    ]
 
 
 def trained(micro_model, samples, per_device):
     """The gradient the optimizer stepped with, and the update's statistics."""
     model = HFPolicy(micro_model, seed=0, num_threads=1).model
-    settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device,
-                                   generate_max_length=6)
+    settings = dataclasses.replace(
+        TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device, generate_max_length=6
+    )
     update = PolicyUpdate(model, 256, settings, total_updates=1)
     stepped = []
     update.optimizer.register_step_pre_hook(lambda *_: stepped.append([p.grad.clone() for p in model.parameters()]))
@@ -56,3 +59,22 @@ def test_each_micro_batch_holds_the_replies_to_one_prompt(micro_model, samples, 
     monkeypatch.setattr(hf, "sequence_logprobs", spy)
     trained(micro_model, samples, per_device=4)
     assert [len(prompts) for prompts in seen] == [1, 1]
+
+
+def test_reference_kl_sums_the_per_token_kl_of_each_reply(micro_model, samples):
+    from gymverse.perpo import kl_penalty
+
+    model = HFPolicy(micro_model, seed=0, num_threads=1).model
+    settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=3)
+    same = PolicyUpdate(model, 256, settings, total_updates=1, reference=model).reference_kl(samples, "low_var_kl")
+    assert same == pytest.approx([0.0] * 8, abs=1e-5)  # sampled by the reference itself
+    other = HFPolicy(micro_model, seed=0, num_threads=1).model
+    with torch.no_grad():
+        for parameter in other.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    kls = PolicyUpdate(model, 256, settings, total_updates=1, reference=other).reference_kl(samples, "kl")
+    for sample, kl in zip(samples, kls):
+        ref = hf.sequence_logprobs(other, [sample.turn.prompt_ids], [sample.turn.response_ids], 1.0, 256)
+        expected = kl_penalty(torch.tensor([sample.turn.logprobs]), ref, torch.ones_like(ref), "kl").sum().item()
+        assert kl == pytest.approx(expected, abs=1e-4)
+    assert any(abs(kl) > 1e-3 for kl in kls)

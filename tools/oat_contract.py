@@ -51,13 +51,29 @@ EXPLICIT_SIGNATURES = [
     ("oat.utils.deepspeed", "DeepspeedStrategy.is_group_rank_0", ["self"]),
     ("oat.utils.deepspeed", "DeepspeedStrategy.get_rank", ["self"]),
     ("oat.utils.deepspeed", "DeepspeedStrategy.print", ["self", "*msg"]),
-    ("oat.utils.deepspeed", "DeepspeedStrategy.setup_dataloader",
-     ["self", "replay_buffer", "batch_size", "pin_memory", "shuffle", "collate_fn", "drop_last", "sampler"]),
+    (
+        "oat.utils.deepspeed",
+        "DeepspeedStrategy.setup_dataloader",
+        ["self", "replay_buffer", "batch_size", "pin_memory", "shuffle", "collate_fn", "drop_last", "sampler"],
+    ),
     # get_program builds actors as actor_cls(ipc_server, vllm_args, args) and learners with these:
     ("oat.actors.base", "ActorBase.__init__", ["self", "ipc_server", "vllm_args", "args"]),
-    ("oat.learners.base", "LearnerBase.__init__",
-     ["self", "world_size", "rank", "local_rank", "master_addr", "master_port", "is_master", "args",
-      "actors", "ipc_server"]),
+    (
+        "oat.learners.base",
+        "LearnerBase.__init__",
+        [
+            "self",
+            "world_size",
+            "rank",
+            "local_rank",
+            "master_addr",
+            "master_port",
+            "is_master",
+            "args",
+            "actors",
+            "ipc_server",
+        ],
+    ),
     ("oat.interface", "get_program", ["args", "learner_cls", "actor_cls"]),
     # Called positionally by the glue, so the order of the parameters matters, not only their number:
     ("oat.actors.base", "ActorBase.generate", ["self", "prompts", "sampling_params"]),
@@ -101,14 +117,26 @@ class Problem:
 
 # ---------------------------------------------------------------- getting the sources
 
+
 def fetch_oat_sources(cache_dir: Path = DEFAULT_CACHE) -> Path:
     """The folder holding the ``oat`` package of oat-llm 0.2.4, downloaded into ``cache_dir`` once."""
     cache_dir = Path(cache_dir)
     if (cache_dir / PACKAGE / "__init__.py").is_file():
         return cache_dir
     with tempfile.TemporaryDirectory() as download:
-        command = [sys.executable, "-m", "pip", "download", f"oat-llm=={OAT_VERSION}", "--no-deps",
-                   "--ignore-requires-python", "--only-binary=:all:", "--disable-pip-version-check", "-d", download]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            f"oat-llm=={OAT_VERSION}",
+            "--no-deps",
+            "--ignore-requires-python",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "-d",
+            download,
+        ]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             _raise_if_offline()
@@ -151,6 +179,7 @@ def _check_version(root: Path) -> None:
 
 
 # ---------------------------------------------------------------- reading modules
+
 
 @dataclass
 class Module:
@@ -235,8 +264,11 @@ class ClassInfo:
 
 
 def _self_attributes(node: ast.AST) -> list[ast.Attribute]:
-    return [n for n in ast.walk(node)
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"]
+    return [
+        n
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+    ]
 
 
 def _decorator_name(node: ast.expr) -> str:
@@ -324,8 +356,10 @@ class OatSources:
         return None
 
     def all_modules(self) -> list[Module]:
-        names = sorted(".".join(p.relative_to(self.root).with_suffix("").parts).removesuffix(".__init__")
-                       for p in (self.root / PACKAGE).rglob("*.py"))
+        names = sorted(
+            ".".join(p.relative_to(self.root).with_suffix("").parts).removesuffix(".__init__")
+            for p in (self.root / PACKAGE).rglob("*.py")
+        )
         return [m for m in map(self.module, names) if m is not None]
 
 
@@ -340,6 +374,7 @@ def _dotted(node: ast.expr) -> str | None:
 
 # ---------------------------------------------------------------- signatures
 
+
 @dataclass
 class Signature:
     positional: list[str]  # positional-only and positional-or-keyword names, in order
@@ -352,8 +387,13 @@ class Signature:
     def of_function(cls, node: ast.FunctionDef) -> "Signature":
         args = node.args
         kw_defaults = {a.arg: d is not None for a, d in zip(args.kwonlyargs, args.kw_defaults)}
-        return cls([a.arg for a in args.posonlyargs + args.args], len(args.defaults), kw_defaults,
-                   args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None)
+        return cls(
+            [a.arg for a in args.posonlyargs + args.args],
+            len(args.defaults),
+            kw_defaults,
+            args.vararg.arg if args.vararg else None,
+            args.kwarg.arg if args.kwarg else None,
+        )
 
     @classmethod
     def of_dataclass(cls, chain: list[ClassInfo]) -> "Signature":
@@ -365,8 +405,12 @@ class Signature:
         return cls(["self", *fields], sum(fields.values()), {})
 
     def rendered(self) -> list[str]:
-        return (self.positional + ([f"*{self.var_positional}"] if self.var_positional else [])
-                + list(self.keyword_only) + ([f"**{self.var_keyword}"] if self.var_keyword else []))
+        return (
+            self.positional
+            + ([f"*{self.var_positional}"] if self.var_positional else [])
+            + list(self.keyword_only)
+            + ([f"**{self.var_keyword}"] if self.var_keyword else [])
+        )
 
     def call_problem(self, n_positional: int, keywords: list[str | None], bound: bool) -> str | None:
         """Why a call with ``n_positional`` positional arguments and ``keywords`` would fail, or None.
@@ -396,7 +440,7 @@ def override_problem(ours: Signature, theirs: Signature) -> str | None:
     if ours.positional[:common] != theirs.positional[:common] or len(ours.positional) < len(theirs.positional):
         if not ours.var_positional:
             return f"takes ({', '.join(ours.rendered())}) but OAT's takes ({', '.join(theirs.rendered())})"
-    extra = ours.positional[len(theirs.positional):]
+    extra = ours.positional[len(theirs.positional) :]
     extra_required = extra[: max(0, len(extra) - ours.defaults)]
     missing_kw = [k for k in theirs.keyword_only if k not in ours.keyword_only and not ours.var_keyword]
     new_required_kw = [k for k, has in ours.keyword_only.items() if not has and k not in theirs.keyword_only]
@@ -407,6 +451,7 @@ def override_problem(ours: Signature, theirs: Signature) -> str | None:
 
 # ---------------------------------------------------------------- checking the glue
 
+
 class GlueChecker:
     """Collects every assumption the glue makes about OAT and whether the sources satisfy it."""
 
@@ -416,8 +461,9 @@ class GlueChecker:
         self.problems: list[Problem] = []
         self.checked = 0
         self.args_fields = self._class_fields(OAT_ARGS_CLASS) | own_args_fields
-        self.called_in_oat = {n.attr for m in sources.all_modules() for n in ast.walk(m.tree)
-                              if isinstance(n, ast.Attribute)}
+        self.called_in_oat = {
+            n.attr for m in sources.all_modules() for n in ast.walk(m.tree) if isinstance(n, ast.Attribute)
+        }
 
     def verify(self, holds: bool, where: str, message: str) -> bool:
         self.checked += 1
@@ -442,17 +488,22 @@ class GlueChecker:
     # imports and classes -------------------------------------------------------------------
     def check_module(self, module: Module) -> None:
         where = _where(module)
-        imported = {local: target for local, target in module.imports.items()
-                    if target[0].split(".")[0] == PACKAGE}
+        imported = {local: target for local, target in module.imports.items() if target[0].split(".")[0] == PACKAGE}
         missing_modules = set()
         for source in dict.fromkeys(m for m in module.imported_modules if m.split(".")[0] == PACKAGE):
-            if not self.verify(self.sources.module(source) is not None, where,
-                               f"imports module {source}, which oat-llm {OAT_VERSION} does not have"):
+            if not self.verify(
+                self.sources.module(source) is not None,
+                where,
+                f"imports module {source}, which oat-llm {OAT_VERSION} does not have",
+            ):
                 missing_modules.add(source)
         for source, name in imported.values():
             if name and source not in missing_modules:
-                self.verify(self.sources.resolve(source, name) is not None, where,
-                            f"imports {name} from {source}, which oat-llm {OAT_VERSION} does not define")
+                self.verify(
+                    self.sources.resolve(source, name) is not None,
+                    where,
+                    f"imports {name} from {source}, which oat-llm {OAT_VERSION} does not define",
+                )
         local_dataclasses: dict[str, Signature] = {}
         for node in module.tree.body:
             if isinstance(node, ast.ClassDef):
@@ -481,28 +532,47 @@ class GlueChecker:
             marked = any(_decorator_name(d) in OVERRIDE_MARKERS for d in method.decorator_list)
             found = self.sources.find_method(chain, name)
             if not marked:
-                self.verify(found is None, f"{where}.{name}",
-                            f"overrides {found[0].qualname}.{name} without @override" if found else "")
-            elif self.verify(found is not None, f"{where}.{name}",
-                             f"is marked @override but no OAT base class ({', '.join(c.node.name for c in chain)}) "
-                             f"in oat-llm {OAT_VERSION} defines {name}"):
+                self.verify(
+                    found is None,
+                    f"{where}.{name}",
+                    f"overrides {found[0].qualname}.{name} without @override" if found else "",
+                )
+            elif self.verify(
+                found is not None,
+                f"{where}.{name}",
+                f"is marked @override but no OAT base class ({', '.join(c.node.name for c in chain)}) "
+                f"in oat-llm {OAT_VERSION} defines {name}",
+            ):
                 base, theirs = found
                 problem = override_problem(Signature.of_function(method), Signature.of_function(theirs))
                 self.verify(problem is None, f"{where}.{name}", f"{problem} ({base.qualname}.{name})")
-                self.verify(name in self.called_in_oat or name == "__init__", f"{where}.{name}",
-                            f"overrides {base.qualname}.{name}, which OAT never calls")
+                self.verify(
+                    name in self.called_in_oat or name == "__init__",
+                    f"{where}.{name}",
+                    f"overrides {base.qualname}.{name}, which OAT never calls",
+                )
         inherited = set().union(*(c.defines() for c in chain))
         for attribute in sorted({a.attr for a in _self_attributes(node) if isinstance(a.ctx, ast.Load)}):
             if attribute not in ours.defines():
-                self.verify(attribute in inherited, where,
-                            f"uses self.{attribute}, which no OAT base class in oat-llm {OAT_VERSION} defines")
+                self.verify(
+                    attribute in inherited,
+                    where,
+                    f"uses self.{attribute}, which no OAT base class in oat-llm {OAT_VERSION} defines",
+                )
         self.check_calls(module, node, imported, local_dataclasses, (ours, chain))
 
     # calls ------------------------------------------------------------------------------------
-    def check_calls(self, module: Module, scope: ast.AST, imported: dict, local_dataclasses: dict,
-                    cls: tuple[ClassInfo, list[ClassInfo]] | None) -> None:
-        in_classes = set() if cls else {id(n) for c in module.tree.body if isinstance(c, ast.ClassDef)
-                                         for n in ast.walk(c)}
+    def check_calls(
+        self,
+        module: Module,
+        scope: ast.AST,
+        imported: dict,
+        local_dataclasses: dict,
+        cls: tuple[ClassInfo, list[ClassInfo]] | None,
+    ) -> None:
+        in_classes = (
+            set() if cls else {id(n) for c in module.tree.body if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
+        )
         for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
             if id(call) in in_classes:
                 continue  # checked with its class
@@ -514,8 +584,14 @@ class GlueChecker:
                 problem = signature.call_problem(len(call.args), [k.arg for k in call.keywords], bound)
                 self.verify(problem is None, f"{_where(module)}:{call.lineno}", f"{label} {problem}")
 
-    def call_target(self, module: Module, call: ast.Call, imported: dict, local_dataclasses: dict,
-                    cls: tuple[ClassInfo, list[ClassInfo]] | None) -> tuple[str, Signature, bool] | None:
+    def call_target(
+        self,
+        module: Module,
+        call: ast.Call,
+        imported: dict,
+        local_dataclasses: dict,
+        cls: tuple[ClassInfo, list[ClassInfo]] | None,
+    ) -> tuple[str, Signature, bool] | None:
         func = call.func
         if isinstance(func, ast.Name) and func.id in local_dataclasses:
             return func.id, local_dataclasses[func.id], True
@@ -535,8 +611,11 @@ class GlueChecker:
             return None
         found = self.sources.find_method(chain, func.attr)
         if is_super:
-            self.verify(found is not None, f"{_where(module)}:{call.lineno}",
-                        f"calls super().{func.attr}, which no OAT base class defines")
+            self.verify(
+                found is not None,
+                f"{_where(module)}:{call.lineno}",
+                f"calls super().{func.attr}, which no OAT base class defines",
+            )
         return (f"{found[0].qualname}.{func.attr}", Signature.of_function(found[1]), True) if found else None
 
     def constructor(self, info: ClassInfo) -> tuple[str, Signature, bool] | None:
@@ -554,9 +633,11 @@ class GlueChecker:
                 known |= set(ClassInfo(module, node).dataclass_fields())
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Attribute) and _is_args(node.value):
-                self.verify(node.attr in known, f"{_where(module)}:{node.lineno}",
-                            f"uses args.{node.attr}, which is neither a field of OAT's {OAT_ARGS_CLASS[1]} "
-                            "nor one of ours")
+                self.verify(
+                    node.attr in known,
+                    f"{_where(module)}:{node.lineno}",
+                    f"uses args.{node.attr}, which is neither a field of OAT's {OAT_ARGS_CLASS[1]} nor one of ours",
+                )
 
     def check_explicit(self) -> None:
         for module_name, qualname, expected in EXPLICIT_SIGNATURES:
@@ -571,8 +652,11 @@ class GlueChecker:
                 node = resolved[1] if resolved else None
             if self.verify(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)), where, "does not exist"):
                 actual = Signature.of_function(node).rendered()
-                self.verify(actual[: len(expected)] == expected, where,
-                            f"takes ({', '.join(actual)}), the glue assumes ({', '.join(expected)})")
+                self.verify(
+                    actual[: len(expected)] == expected,
+                    where,
+                    f"takes ({', '.join(actual)}), the glue assumes ({', '.join(expected)})",
+                )
 
     def check_record_fields(self) -> None:
         """The records the actor builds (``transitions.transition_fields``) must fit OAT's TransitionData."""
@@ -580,19 +664,26 @@ class GlueChecker:
 
         fields = self._class_fields(TRANSITION_DATA)
         for name in (*TRANSITION_FIELDS, "info"):
-            self.verify(name in fields, f"oat-llm {OAT_VERSION} {'.'.join(TRANSITION_DATA)}",
-                        f"has no field {name!r}, which gymverse.oat.transitions.transition_fields fills")
+            self.verify(
+                name in fields,
+                f"oat-llm {OAT_VERSION} {'.'.join(TRANSITION_DATA)}",
+                f"has no field {name!r}, which gymverse.oat.transitions.transition_fields fills",
+            )
 
     def check_documented_command(self) -> None:
         for flag in command_flags(GYMVERSE_COMMAND):
-            self.verify(flag in self.args_fields, "GymVerse's documented command",
-                        f"--{flag} is neither an OAT argument nor ours")
+            self.verify(
+                flag in self.args_fields,
+                "GymVerse's documented command",
+                f"--{flag} is neither an OAT argument nor ours",
+            )
 
 
 def _is_args(node: ast.expr) -> bool:
     """``args``, ``self.args``, ``strategy.args``...: the parsed flags, whoever holds them."""
-    return (isinstance(node, ast.Name) and node.id == "args") or (isinstance(node, ast.Attribute)
-                                                                  and node.attr == "args")
+    return (isinstance(node, ast.Name) and node.id == "args") or (
+        isinstance(node, ast.Attribute) and node.attr == "args"
+    )
 
 
 def _where(module: Module) -> str:
@@ -702,10 +793,15 @@ def check_shared_flags(sources_root: Path, native: type | None = None) -> list[P
     info = sources.resolve_class(*OAT_ARGS_CLASS)
     oat_fields = {f for c in sources.mro(info) for f in c.dataclass_fields()} if info else set()
     shared = {f.name for f in dataclasses.fields(RunConfig)}
-    return [Problem(f"{native.__module__}.{native.__name__}",
-                    f"--{name} is a flag of OAT's {OAT_ARGS_CLASS[1]} too: declare it in RunConfig, so that both "
-                    "backends take it with one default")
-            for name in sorted({f.name for f in dataclasses.fields(native)} - shared) if name in oat_fields]
+    return [
+        Problem(
+            f"{native.__module__}.{native.__name__}",
+            f"--{name} is a flag of OAT's {OAT_ARGS_CLASS[1]} too: declare it in RunConfig, so that both "
+            "backends take it with one default",
+        )
+        for name in sorted({f.name for f in dataclasses.fields(native)} - shared)
+        if name in oat_fields
+    ]
 
 
 def check(sources_root: Path, glue_dir: Path = GLUE_DIR, own_fields: set[str] | None = None) -> ContractReport:
@@ -734,8 +830,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for problem in report.problems:
         print(problem)
-    print(f"{report.checked} assumptions of gymverse/oat checked against oat-llm {OAT_VERSION} ({root}): "
-          f"{len(report.problems)} broken")
+    print(
+        f"{report.checked} assumptions of gymverse/oat checked against oat-llm {OAT_VERSION} ({root}): "
+        f"{len(report.problems)} broken"
+    )
     return 0 if report.ok else 1
 
 

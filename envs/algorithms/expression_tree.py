@@ -66,7 +66,7 @@ class ExpressionTree(EvolvableEnv):
         if verb not in ("inspect", "answer") or len(args) != 1:
             raise InvalidAction("use 'inspect k' or 'answer x' with one integer")
         if verb == "answer":
-            claim = parse_int(args[0], -10**9, 10**9, "value")
+            claim = parse_int(args[0], -(10**9), 10**9, "value")
             if claim == self.value:
                 return win(f"Correct: the root's value is {claim}. You win!")
             return lose(f"Wrong: the root's value is {self.value}, not {claim}. You lost.")

@@ -5,7 +5,16 @@ from heapq import heappop, heappush
 from math import inf
 
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, parse_int, pick, split_command, win,
+    EvolvableEnv,
+    Feedback,
+    InvalidAction,
+    command_table,
+    lose,
+    parse_index,
+    parse_int,
+    pick,
+    split_command,
+    win,
 )
 
 

@@ -19,13 +19,6 @@ OPENING = (
 )
 
 
-def around(cell: Cell, size: int) -> tuple[Cell, ...]:
-    """The cells next to ``cell`` on the sea, diagonal ones included."""
-    r, c = cell
-    return tuple((r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
-                 if (dr or dc) and 0 <= r + dr < size and 0 <= c + dc < size)
-
-
 class Ship(NamedTuple):
     """One place a ship can take. Cell i is (i // size, i % size); a set of cells is a bitmask (bit i: cell i)."""
 
@@ -59,20 +52,47 @@ def sea(size: int) -> Sea:
     def mask(group):  # cells off the sea are left out
         return sum(1 << index[cell] for cell in group if cell in index)
 
+    column = [0]  # column[h]: the first cell of each of h rows
+    for r in range(size):
+        column.append(column[-1] | 1 << (r * size))
+
+    def rectangle(top, left, bottom, right):  # corners included, clipped to the sea
+        top, left, bottom, right = max(top, 0), max(left, 0), min(bottom, size - 1), min(right, size - 1)
+        return ((1 << (right - left + 1)) - 1) * column[bottom - top + 1] << (top * size + left)
+
+    # A ship and the cells around it are rectangles, each made in a few operations on its bitmask rather than
+    # cell by cell: the largest seas (60 x 60, 21,000 places for a ship) take a fraction of a second.
     placements: dict[int, list[Ship]] = {2: [], 3: [], 4: []}
     for length, places in placements.items():
-        for r, c in cells:
-            for dr, dc in ((0, 1), (1, 0)):  # along the row, down the column
-                ship = tuple((r + dr * k, c + dc * k) for k in range(length))
-                if ship[-1] in index:
-                    halo = set(ship).union(*(around(cell, size) for cell in ship))
-                    places.append(Ship(ship, mask(ship), mask(halo), mask([(r - dr, c - dc)]), dr == 0))
+        along_row, down_column = (1 << length) - 1, column[length]
+        for i, (r, c) in enumerate(cells):
+            if c + length <= size:
+                places.append(
+                    Ship(
+                        tuple((r, c + k) for k in range(length)),
+                        along_row << i,
+                        rectangle(r - 1, c - 1, r + 1, c + length),
+                        1 << (i - 1) if c else 0,
+                        True,
+                    )
+                )
+            if r + length <= size:
+                places.append(
+                    Ship(
+                        tuple((r + k, c) for k in range(length)),
+                        down_column << i,
+                        rectangle(r - 1, c - 1, r + length, c + 1),
+                        1 << (i - size) if r else 0,
+                        False,
+                    )
+                )
     header = "   " + " ".join(str(c % 10) for c in range(size))
     blank_map = "\n".join([header] + [f"{r:>2} " + " ".join("." * size) for r in range(size)])
     return Sea(
         cells=cells,
-        sides=tuple(tuple(index.get((r + dr, c + dc)) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)))
-                    for r, c in cells),
+        sides=tuple(
+            tuple(index.get((r + dr, c + dc)) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))) for r, c in cells
+        ),
         above_below=tuple(mask([(r - 1, c), (r + 1, c)]) for r, c in cells),
         diagonals=tuple(mask([(r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1)]) for r, c in cells),
         lattices={step: mask(cell for cell in cells if sum(cell) % step == 0) for step in (2, 3, 4)},

@@ -77,8 +77,7 @@ def solver_guess(history: list[tuple[str, int]], length: int, symbols: str) -> s
         left = dict(counts)  # copies of each symbol not yet placed
         for s in fixed.values():
             left[s] -= 1
-        options = {i: [s for s in symbols if left[s] and s not in excluded[i]]
-                   for i in range(length) if i not in fixed}
+        options = {i: [s for s in symbols if left[s] and s not in excluded[i]] for i in range(length) if i not in fixed}
         forced = {i: opts[0] for i, opts in options.items() if len(opts) == 1}
         for s in symbols:
             places = [i for i, opts in options.items() if s in opts]

@@ -36,10 +36,19 @@ class Grid(NamedTuple):
 
 @cache
 def grid(height: int, width: int) -> Grid:
-    ways_out = [[(r * width + c, d, (r + dr) * width + c + dc, OPPOSITE[d]) for d, (dr, dc) in DIRECTIONS.items()
-                 if 0 <= r + dr < height and 0 <= c + dc < width] for r in range(height) for c in range(width)]
-    return Grid(tuple(f"({r}, {c})" for r in range(height) for c in range(width)),
-                tuple(list(itertools.permutations(ways)) for ways in ways_out))
+    ways_out = [
+        [
+            (r * width + c, d, (r + dr) * width + c + dc, OPPOSITE[d])
+            for d, (dr, dc) in DIRECTIONS.items()
+            if 0 <= r + dr < height and 0 <= c + dc < width
+        ]
+        for r in range(height)
+        for c in range(width)
+    ]
+    return Grid(
+        tuple(f"({r}, {c})" for r in range(height) for c in range(width)),
+        tuple(list(itertools.permutations(ways)) for ways in ways_out),
+    )
 
 
 class KeyDoorDungeon(EvolvableEnv):

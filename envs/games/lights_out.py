@@ -4,7 +4,16 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_table, distinct_draws, lose, parse_index, pick, split_command, win,
+    EvolvableEnv,
+    Feedback,
+    InvalidAction,
+    command_table,
+    distinct_draws,
+    lose,
+    parse_index,
+    pick,
+    split_command,
+    win,
 )
 
 
@@ -66,9 +75,7 @@ def panel(rows: int, cols: int) -> Panel:
         quiet=tuple(quiet),
         layout="\n".join([header] + [f"{r:>2} %s" for r in range(rows)]),
         row_starts=tuple(range(0, rows * cols, cols)),
-        rows_changed=tuple(
-            tuple((rr, rr * cols) for rr in range(max(r - 1, 0), min(r + 2, rows))) for r, _ in cells
-        ),
+        rows_changed=tuple(tuple((rr, rr * cols) for rr in range(max(r - 1, 0), min(r + 2, rows))) for r, _ in cells),
         cell_names=tuple(f"({r}, {c})" for r, c in cells),
         commands=tuple(f"\\boxed{{press {r} {c}}}" for r, c in cells),
     )

@@ -9,9 +9,34 @@ relies on it). Higher levels mean taller stacks, more bins
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, win
 
 # One city per initial, so a small model can tell them apart from their first letter.
-CITIES = ("Athens", "Berlin", "Cairo", "Dublin", "Essen", "Fez", "Geneva", "Hanoi", "Izmir", "Jakarta", "Kyoto",
-          "Lima", "Madrid", "Nairobi", "Oslo", "Paris", "Quito", "Rome", "Seoul", "Tokyo", "Ulm", "Vienna",
-          "Warsaw", "Xian", "York", "Zurich")
+CITIES = (
+    "Athens",
+    "Berlin",
+    "Cairo",
+    "Dublin",
+    "Essen",
+    "Fez",
+    "Geneva",
+    "Hanoi",
+    "Izmir",
+    "Jakarta",
+    "Kyoto",
+    "Lima",
+    "Madrid",
+    "Nairobi",
+    "Oslo",
+    "Paris",
+    "Quito",
+    "Rome",
+    "Seoul",
+    "Tokyo",
+    "Ulm",
+    "Vienna",
+    "Warsaw",
+    "Xian",
+    "York",
+    "Zurich",
+)
 BOXED_CITIES = tuple("\\boxed{%s}" % city for city in CITIES)
 RULES = "Post office: put each letter in the bin of its city (bins: %s).\nCommand: the city, e.g. \\boxed{%s}.\n"
 
@@ -58,7 +83,7 @@ class MailSorter(EvolvableEnv):
         return Feedback(f"Put in bin {chosen}.")
 
     def _reveal(self) -> str:
-        return f"The remaining letters go to {', '.join(self.stack[self.sorted:])}."
+        return f"The remaining letters go to {', '.join(self.stack[self.sorted :])}."
 
     def _solve(self) -> str:
         return "\\boxed{%s}" % self.stack[self.sorted]

@@ -4,7 +4,15 @@ from functools import lru_cache
 from itertools import combinations
 
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, parse_int, split_command, win,
+    EvolvableEnv,
+    Feedback,
+    InvalidAction,
+    command_table,
+    lose,
+    parse_index,
+    parse_int,
+    split_command,
+    win,
 )
 
 

@@ -9,8 +9,7 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, l
 TRUTH_WORDS = {"true": True, "t": True, "1": True, "false": False, "f": False, "0": False}
 # How a clause's three literals relate to the planted solution (1: true in it, -1: false in it), drawn as if
 # each sign were a coin flip and a clause false in the plant then had one of its literals negated at random.
-AGREEMENTS = [signs for signs in product((1, -1), repeat=3) if 1 in signs] * 3 + [
-    (1, -1, -1), (-1, 1, -1), (-1, -1, 1)]
+AGREEMENTS = [signs for signs in product((1, -1), repeat=3) if 1 in signs] * 3 + [(1, -1, -1), (-1, 1, -1), (-1, -1, 1)]
 OPENING = (
     "A formula over the variables x1 to x%d is the AND of these %d clauses:\n%s\n"
     "All variables start unset; a clause is satisfied once one of its literals is true.\n"
@@ -74,9 +73,10 @@ class BooleanSatisfiability(EvolvableEnv):
         m = round(self.params["clause_ratio"] * n)
         self.hidden = [rng.random() < 0.5 for _ in range(n)]  # a planted solution
         planted = [v if value else -v for v, value in enumerate(self.hidden, 1)]  # each variable's literal true in it
-        self.clauses = [[sa * planted[a], sb * planted[b], sc * planted[c]]
-                        for (a, b, c), (sa, sb, sc) in zip(rng.choices(ordered_triples(n), k=m),
-                                                           rng.choices(AGREEMENTS, k=m))]
+        self.clauses = [
+            [sa * planted[a], sb * planted[b], sc * planted[c]]
+            for (a, b, c), (sa, sb, sc) in zip(rng.choices(ordered_triples(n), k=m), rng.choices(AGREEMENTS, k=m))
+        ]
         # Sets of clauses are bitmasks (bit k: clause k), so a move costs a few integer operations.
         self.satisfies = dict.fromkeys(literal_names(n), 0)  # literal -> the clauses it makes true
         for k, (a, b, c) in enumerate(self.clauses):
@@ -96,8 +96,9 @@ class BooleanSatisfiability(EvolvableEnv):
         self.budget = n + self.params["spare_moves"]
         self.moves = 0
         names = literal_names(n)
-        lines = "\n".join([f"  C{k}: {names[a]} or {names[b]} or {names[c]}"
-                           for k, (a, b, c) in enumerate(self.clauses, 1)])
+        lines = "\n".join(
+            [f"  C{k}: {names[a]} or {names[b]} or {names[c]}" for k, (a, b, c) in enumerate(self.clauses, 1)]
+        )
         return OPENING % (n, m, lines, self.budget)
 
     @staticmethod
@@ -114,8 +115,10 @@ class BooleanSatisfiability(EvolvableEnv):
             self.unsettled = reduce(or_, self.unset_mentions.values(), 0)
 
     def status(self) -> str:
-        return (f"Moves: {self.moves}/{self.budget}. Satisfied: {self.satisfied.bit_count()}/{len(self.clauses)}. "
-                f"Set: {' '.join(filter(None, self.shown)) or 'none'}.")
+        return (
+            f"Moves: {self.moves}/{self.budget}. Satisfied: {self.satisfied.bit_count()}/{len(self.clauses)}. "
+            f"Set: {' '.join(filter(None, self.shown)) or 'none'}."
+        )
 
     def _play(self, command: str) -> Feedback:
         v, value = self.parsed[command]

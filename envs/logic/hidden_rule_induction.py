@@ -62,7 +62,11 @@ class HiddenRuleInduction(EvolvableEnv):
     domain = "logic"
     max_complexity = 75
     complexity_params = {
-        "conditions": (1, 3), "length": (4, 5), "items": (4, 10), "tests": (6, 4), "mistakes_allowed": (1, 0),
+        "conditions": (1, 3),
+        "length": (4, 5),
+        "items": (4, 10),
+        "tests": (6, 4),
+        "mistakes_allowed": (1, 0),
     }
     param_variance = {"items": 1, "tests": 1}
     example_command = "test 1 2 3 4"
@@ -76,9 +80,14 @@ class HiddenRuleInduction(EvolvableEnv):
         self.mistakes = 0
         self.unanswered = list(range(len(self.items)))
         return RULES.format(
-            length=self.length, conditions=len(self.rule), tests=self.tests_left, allowed=self.allowed,
-            accepted=", ".join(self.examples[True]), rejected=", ".join(self.examples[False]),
-            items=", ".join(f"#{k + 1} {s}" for k, s in enumerate(self.items)), example=" ".join("1" * self.length),
+            length=self.length,
+            conditions=len(self.rule),
+            tests=self.tests_left,
+            allowed=self.allowed,
+            accepted=", ".join(self.examples[True]),
+            rejected=", ".join(self.examples[False]),
+            items=", ".join(f"#{k + 1} {s}" for k, s in enumerate(self.items)),
+            example=" ".join("1" * self.length),
         )
 
     def _make_instance(self) -> bool:
@@ -90,8 +99,9 @@ class HiddenRuleInduction(EvolvableEnv):
         labels = [k < n for k in rng.sample(range(2 * n), n)]
         # Positives meet every condition; negatives are near misses, meeting all conditions but one.
         positives = self._sample(EXAMPLES_PER_LABEL + labels.count(True), [self._digits_allowed()], misses=0)
-        negatives = self._sample(EXAMPLES_PER_LABEL + labels.count(False),
-                                 [self._digits_allowed(broken) for broken in self.rule], misses=1)
+        negatives = self._sample(
+            EXAMPLES_PER_LABEL + labels.count(False), [self._digits_allowed(broken) for broken in self.rule], misses=1
+        )
         if positives is None or negatives is None:
             return False
         self.examples = {True: positives[:EXAMPLES_PER_LABEL], False: negatives[:EXAMPLES_PER_LABEL]}
@@ -135,8 +145,10 @@ class HiddenRuleInduction(EvolvableEnv):
         return self.tests_left + len(self.items) + 2
 
     def status(self) -> str:
-        return (f"Classified: {len(self.items) - len(self.unanswered)}/{len(self.items)}. Mistakes: {self.mistakes}/"
-                f"{self.allowed} allowed. Tests left: {self.tests_left}.")
+        return (
+            f"Classified: {len(self.items) - len(self.unanswered)}/{len(self.items)}. Mistakes: {self.mistakes}/"
+            f"{self.allowed} allowed. Tests left: {self.tests_left}."
+        )
 
     def _play(self, command: str) -> Feedback:
         verb, args = split_command(command)

@@ -79,8 +79,12 @@ class HornClauseProof(EvolvableEnv):
         self.used = 0
         count = len(self.rules)
         self.commands, self.numbers = apply_commands(count), command_table(rule_number, count)  # random_action, _play
-        rules = "\n".join([f"{prefix}{' and '.join(premises)} then {conclusion}"
-                           for prefix, (premises, conclusion) in zip(rule_prefixes(count), self.rules)])
+        rules = "\n".join(
+            [
+                f"{prefix}{' and '.join(premises)} then {conclusion}"
+                for prefix, (premises, conclusion) in zip(rule_prefixes(count), self.rules)
+            ]
+        )
         return opening(self.known_line, rules, self.goal, self.budget)
 
     def _proof_rules(self, conclusions: list[str]) -> list[Rule]:

@@ -18,8 +18,9 @@ ATTRIBUTES = {
 NAMES = list(ATTRIBUTES)
 WORDS = [values.split() for _, values in ATTRIBUTES.values()]
 # Clues start with the person, so the person is written with a capital letter.
-PEOPLE = [[(template[0].upper() + template[1:]).format(w) for w in values.split()]
-          for template, values in ATTRIBUTES.values()]
+PEOPLE = [
+    [(template[0].upper() + template[1:]).format(w) for w in values.split()] for template, values in ATTRIBUTES.values()
+]
 OBJECTS = [[template.format(w) for w in values.split()] for template, values in ATTRIBUTES.values()]
 VALUE_NUMBER = [{w.lower(): v for v, w in enumerate(words)} for words in WORDS]  # per attribute
 CLUE_TEXT = {  # {0} is x, {1} is y (a house number for "at")
@@ -76,7 +77,9 @@ class ZebraPuzzle(EvolvableEnv):
         self.allowed = self.params["mistakes_allowed"]
         self._update_status()
         return RULES.format(
-            n=n, allowed=self.allowed, example=f"{self.names[0]} {' '.join(self.values[0])}",
+            n=n,
+            allowed=self.allowed,
+            example=f"{self.names[0]} {' '.join(self.values[0])}",
             attributes=value_lines(len(self.names), n),
             clues="\n".join([f"  {k}. {self._clue_text(c)}" for k, c in enumerate(self.clues, 1)]),
         )

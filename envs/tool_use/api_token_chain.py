@@ -19,7 +19,8 @@ INTRO = (
     "You query a company's REST API to answer: what is the email address of %s?\n"
     "Every GET needs a token from \\boxed{login}; a token is good for %d GET calls, then log in\n"
     "again. A call with an expired, revoked or unknown token fails. Endpoints (ID is an id like E104):\n"
-    + "\n".join(f"  GET {path}: {what}" for path, what in ENDPOINTS) + "\n"
+    + "\n".join(f"  GET {path}: {what}" for path, what in ENDPOINTS)
+    + "\n"
     "Commands:\n"
     "  \\boxed{login}: get a fresh token\n"
     "  \\boxed{get PATH TOKEN}: call an endpoint, e.g. \\boxed{get /employees/E104 tk-0a1b2c}\n"
@@ -42,8 +43,13 @@ def old_email(who: dict) -> str:
 class ApiTokenChain(EvolvableEnv):
     domain = "tool_use"
     max_complexity = 200
-    complexity_params = {"hops": (1, 6), "namesakes": (1, 4), "token_calls": (8, 4), "staff": (10, 30),
-                         "spare_turns": (4, 2)}
+    complexity_params = {
+        "hops": (1, 6),
+        "namesakes": (1, 4),
+        "token_calls": (8, 4),
+        "staff": (10, 30),
+        "spare_turns": (4, 2),
+    }
     param_variance = {"staff": 4, "namesakes": 1}
     example_command = "login"
 
@@ -99,8 +105,13 @@ class ApiTokenChain(EvolvableEnv):
         if (first, last, DEPTS[dept]) == self.start:  # name + department must single out the start person
             dept = (dept + 1 + rest % (len(DEPTS) - 1)) % len(DEPTS)  # any of the other departments
         hired_before = self.staff.index(pid)
-        self.people[pid] = {"first": first, "last": last, "dept": DEPTS[dept], "manager": manager,
-                            "old_manager": self.staff[rest % hired_before] if hired_before else None}
+        self.people[pid] = {
+            "first": first,
+            "last": last,
+            "dept": DEPTS[dept],
+            "manager": manager,
+            "old_manager": self.staff[rest % hired_before] if hired_before else None,
+        }
 
     def _chain(self, start: str) -> tuple[list[str], str, str]:
         """The calls an agent must make, the person whose email is asked, and the question's subject."""
@@ -140,10 +151,14 @@ class ApiTokenChain(EvolvableEnv):
             ticket = f"T{1000 + int(rng.random() * 9000)}"
             while ticket in self.tickets:
                 ticket = f"T{1000 + int(rng.random() * 9000)}"
-            self.tickets[ticket] = {"project": project, "priority": priority, "open": i > 0 or rng.random() < 0.5,
-                                    "reporter": staff[int(rng.random() * len(staff))],
-                                    "assignee": staff[int(rng.random() * len(staff))],
-                                    "title": TOPICS[int(rng.random() * len(TOPICS))]}
+            self.tickets[ticket] = {
+                "project": project,
+                "priority": priority,
+                "open": i > 0 or rng.random() < 0.5,
+                "reporter": staff[int(rng.random() * len(staff))],
+                "assignee": staff[int(rng.random() * len(staff))],
+                "title": TOPICS[int(rng.random() * len(TOPICS))],
+            }
         return project, self._top_ticket(project)
 
     def _top_ticket(self, project: str) -> str:
@@ -202,12 +217,18 @@ class ApiTokenChain(EvolvableEnv):
         if stale:
             return None
         if kind == "EMPLOYEES" and key in self.traits and rest == ["PROJECTS"]:
-            rows = [f"{p} | {'lead' if v['lead'] == key else 'member'}" for p, v in sorted(self.projects.items())
-                    if v["lead"] == key or key in v["members"]]
+            rows = [
+                f"{p} | {'lead' if v['lead'] == key else 'member'}"
+                for p, v in sorted(self.projects.items())
+                if v["lead"] == key or key in v["members"]
+            ]
             return "\n".join(rows) or "(no projects)"
         if kind == "PROJECTS" and key in self.projects and rest == ["TICKETS"]:
-            return "\n".join(f"{t} | priority {v['priority']} | {'open' if v['open'] else 'closed'}"
-                             for t, v in sorted(self.tickets.items()) if v["project"] == key)
+            return "\n".join(
+                f"{t} | priority {v['priority']} | {'open' if v['open'] else 'closed'}"
+                for t, v in sorted(self.tickets.items())
+                if v["project"] == key
+            )
         if kind == "TICKETS" and key in self.tickets and not rest:
             t = self.tickets[key]
             return f"{key} | {t['title']} | reporter: {t['reporter']} | assignee: {t['assignee']}"

@@ -7,24 +7,47 @@ from functools import cache
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, pick, split_command, win
 
 INCOME = ["Salary", "Refund", "Transfer in", "Interest", "Sold bike"]
-SPENDING = ["Grocer", "Rent", "Cafe", "Power bill", "Books", "Pharmacy", "Gym", "Taxi", "Insurance", "Hardware",
-            "Cinema", "Water bill", "Bakery", "Transfer out", "Dentist"]
+SPENDING = [
+    "Grocer",
+    "Rent",
+    "Cafe",
+    "Power bill",
+    "Books",
+    "Pharmacy",
+    "Gym",
+    "Taxi",
+    "Insurance",
+    "Hardware",
+    "Cinema",
+    "Water bill",
+    "Bakery",
+    "Transfer out",
+    "Dentist",
+]
 BASE_RATES = {"EUR": 108, "GBP": 127, "CHF": 113, "CAD": 74, "AUD": 66}  # US cents per unit, moved a little per episode
 CURRENCIES = sorted(BASE_RATES)
 RULES = {  # in the order levels add them
     "pending": "Transactions with status 'pending' have not settled: they do not count.",
     "period": "Only transactions dated within the statement period count; the API also returns a few from "
-              "the neighbouring months.",
+    "the neighbouring months.",
     "fx": "Foreign-currency transactions count in USD: multiply the amount by that currency's rate from the "
-          "rate endpoint (the result is exact to the cent).",
+    "rate endpoint (the result is exact to the cent).",
 }
 AMOUNT = re.compile(r"^[+-]?\d{1,12}(\.\d{1,2})?$")
 
 # A transaction's draws, each in one go. Kind: 30% income, 20% pending, the payee uniform within income or spending.
-KINDS = [(payee, sign, status) for payees, sign in ((INCOME, 1), (SPENDING, -1))
-         for payee in payees for status in ("posted", "pending")]
-KIND_WEIGHTS = list(itertools.accumulate((0.3 if sign > 0 else 0.7) / (5 if sign > 0 else 15)
-                                         * (0.8 if status == "posted" else 0.2) for _, sign, status in KINDS))
+KINDS = [
+    (payee, sign, status)
+    for payees, sign in ((INCOME, 1), (SPENDING, -1))
+    for payee in payees
+    for status in ("posted", "pending")
+]
+KIND_WEIGHTS = list(
+    itertools.accumulate(
+        (0.3 if sign > 0 else 0.7) / (5 if sign > 0 else 15) * (0.8 if status == "posted" else 0.2)
+        for _, sign, status in KINDS
+    )
+)
 MARCH = [f"2024-03-{day:02d}" for day in range(1, 32)]
 # With the period rule a fifth of the dates fall outside March: half in February's last days, half in April's first.
 ANY_DATE = MARCH + [f"2024-02-{day}" for day in range(20, 30)] + [f"2024-04-0{day}" for day in range(1, 7)]
@@ -49,8 +72,7 @@ def instructions(rule_names: tuple[str, ...]) -> str:
     rate_line = "  \\boxed{rate CUR}: the USD rate of a currency, e.g. \\boxed{rate EUR}\n"
     return (
         " USD. Goal: report the closing balance,\nthat is the opening balance plus every transaction that counts. "
-        "Rules:\n" + "".join(f"- {RULES[rule]}\n" for rule in rule_names)
-        + "Commands:\n"
+        "Rules:\n" + "".join(f"- {RULES[rule]}\n" for rule in rule_names) + "Commands:\n"
         "  \\boxed{transactions}: the first page of transactions (oldest first)\n"
         "  \\boxed{transactions CURSOR}: the page after the one that gave you next_cursor CURSOR\n"
         + (rate_line if "fx" in rule_names else "")
@@ -97,8 +119,10 @@ class BankReconciliation(EvolvableEnv):
             sign * (cents if currency == "USD" else cents // 100 * self.rates[currency])  # in US cents
             for _, _, (_, sign, _), cents, currency in self._counted()
         )
-        return (f"You reconcile a checking account through the bank's API. The statement period is March 2024.\n"
-                f"Opening balance on 2024-03-01: {cents_text(self.opening)}" + instructions(self.rule_names))
+        return (
+            f"You reconcile a checking account through the bank's API. The statement period is March 2024.\n"
+            f"Opening balance on 2024-03-01: {cents_text(self.opening)}" + instructions(self.rule_names)
+        )
 
     def _counted(self) -> list[tuple]:
         """The rows that count towards the closing balance."""

@@ -2,19 +2,76 @@
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, distinct_draws, lose, split_command, win
 
-DIR_NAMES = ["home", "etc", "var", "srv", "opt", "tmp", "usr", "mnt", "data", "logs", "backup", "cache", "config",
-             "projects", "notes", "archive", "build", "deploy", "docs", "lib", "media", "reports", "scripts", "share",
-             "spool", "www", "keys", "old", "drafts", "misc"]
-STEMS = ["notes", "todo", "readme", "draft", "report", "backup", "config", "log", "data", "old", "key", "memo",
-         "plan", "list", "dump", "index", "summary", "trace"]
+DIR_NAMES = [
+    "home",
+    "etc",
+    "var",
+    "srv",
+    "opt",
+    "tmp",
+    "usr",
+    "mnt",
+    "data",
+    "logs",
+    "backup",
+    "cache",
+    "config",
+    "projects",
+    "notes",
+    "archive",
+    "build",
+    "deploy",
+    "docs",
+    "lib",
+    "media",
+    "reports",
+    "scripts",
+    "share",
+    "spool",
+    "www",
+    "keys",
+    "old",
+    "drafts",
+    "misc",
+]
+STEMS = [
+    "notes",
+    "todo",
+    "readme",
+    "draft",
+    "report",
+    "backup",
+    "config",
+    "log",
+    "data",
+    "old",
+    "key",
+    "memo",
+    "plan",
+    "list",
+    "dump",
+    "index",
+    "summary",
+    "trace",
+]
 EXTS = ["txt", "md", "log", "bak", "cfg", "csv", "json"]
 FILE_NAMES = [f"{stem}.{ext}" for stem in STEMS for ext in EXTS]
 USERS = ["root", "ana", "ben", "chen", "dara", "eli", "femi"]
-FILLER = ["nothing to see here", "remember to water the plants", "build passed on the second try",
-          "meeting moved to Thursday", "TODO: rotate the logs", "see the wiki for details"]
+FILLER = [
+    "nothing to see here",
+    "remember to water the plants",
+    "build passed on the second try",
+    "meeting moved to Thursday",
+    "TODO: rotate the logs",
+    "see the wiki for details",
+]
 SYMBOLS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-SELECTORS = {"largest": "the largest file", "smallest": "the smallest file",
-             "newest": "the most recently modified file", "oldest": "the least recently modified file"}
+SELECTORS = {
+    "largest": "the largest file",
+    "smallest": "the smallest file",
+    "newest": "the most recently modified file",
+    "oldest": "the least recently modified file",
+}
 SELECTOR_TEXTS = list(SELECTORS.values())
 RULES = """You are in a Unix-like shell. A passphrase is split into parts hidden in files; each part's file
 says where the next part is, described by a directory and a property shown by ls (size, date,
@@ -53,8 +110,15 @@ class FileSystemHunt(EvolvableEnv):
         counts = rng.choices(range(2, p["files_per_dir"] + 1), k=len(self.dirs))
         # Every file's attributes drawn in one go; sizes and times differ across the tree, so within a directory.
         files = sum(counts)
-        entries = map(list, zip(rng.choices(USERS, k=files), distinct_draws(rng, range(100, 10000), files),
-                                distinct_draws(rng, range(60 * 24 * 60), files), rng.choices(FILLER, k=files)))
+        entries = map(
+            list,
+            zip(
+                rng.choices(USERS, k=files),
+                distinct_draws(rng, range(100, 10000), files),
+                distinct_draws(rng, range(60 * 24 * 60), files),
+                rng.choices(FILLER, k=files),
+            ),
+        )
         # dir -> name -> [owner, size, modified minute, content]; zip stops at the names, taking k entries
         self.files: dict[str, dict[str, list]] = {
             d: dict(zip(distinct_draws(rng, FILE_NAMES, k), entries)) for d, k in zip(self.dirs, counts)
@@ -69,11 +133,16 @@ class FileSystemHunt(EvolvableEnv):
         for k, entry in enumerate(decoys, total):  # decoys look just like real parts
             folder = self.dirs[int(random() * len(self.dirs))]
             selector = SELECTOR_TEXTS[int(random() * len(SELECTOR_TEXTS))]
-            entry[3] = f"Part {1 + int(random() * total)} of {total}: {symbols[3 * k : 3 * k + 3]}. " \
-                       f"The next part is in {folder}: {selector} there."
+            entry[3] = (
+                f"Part {1 + int(random() * total)} of {total}: {symbols[3 * k : 3 * k + 3]}. "
+                f"The next part is in {folder}: {selector} there."
+            )
         for k, (d, (name, _)) in enumerate(zip(self.clue_dirs, hints)):
-            pointer = f"The next part is in {self.clue_dirs[k + 1]}: {hints[k + 1][1]} there." if k + 1 < total \
+            pointer = (
+                f"The next part is in {self.clue_dirs[k + 1]}: {hints[k + 1][1]} there."
+                if k + 1 < total
                 else "This was the last part."
+            )
             self.files[d][name][3] = f"Part {k + 1} of {total}: {self.parts[k]}. {pointer}"
         self.cwd, self.read, self.listed = "/", set(), set()
         self.listings: dict[str, str] = {}  # each directory's ls output, written when first listed
@@ -148,8 +217,10 @@ class FileSystemHunt(EvolvableEnv):
 
     def _listing(self, d: str) -> str:
         lines = [f"{d}:"] + [f"  dir  {name}/" for name in sorted(self.subdirs[d])]
-        lines += [f"  {owner:5} {size:5d}  {stamp(modified)}  {name}"
-                  for name, (owner, size, modified, _) in sorted(self.files[d].items())]
+        lines += [
+            f"  {owner:5} {size:5d}  {stamp(modified)}  {name}"
+            for name, (owner, size, modified, _) in sorted(self.files[d].items())
+        ]
         return "\n".join(lines)
 
     def _reveal(self) -> str:

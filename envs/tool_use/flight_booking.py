@@ -57,8 +57,12 @@ class FlightBooking(EvolvableEnv):
         # What the rules in force ask of a flight: free seats, landing time, stops, airline (a rule not in
         # force asks nothing), and what a traveller pays on top of the fare.
         rules = self.rules
-        self.limits = (self.party if "seats" in rules else 0, self.latest if "arrival" in rules else 48 * 60,
-                       self.max_stops if "stops" in rules else max(STOPS), self.banned if "airline" in rules else None)
+        self.limits = (
+            self.party if "seats" in rules else 0,
+            self.latest if "arrival" in rules else 48 * 60,
+            self.max_stops if "stops" in rules else max(STOPS),
+            self.banned if "airline" in rules else None,
+        )
         self.bag_fee = self.fee if "bags" in rules else dict.fromkeys(AIRLINES, 0)
         legs = min(p["legs"], 9)  # dates stay within July
         cities = self.rng.sample(CITIES, legs + 1)
@@ -151,8 +155,11 @@ class FlightBooking(EvolvableEnv):
             rows = sorted(self.leg_flights[leg], key=itemgetter(3))
             self.searched[leg] = "\n".join(
                 [f"Flights {start} -> {end} on {date}: id | airline | departs | arrives | stops | fare | seats left"]
-                + [f"{fid} | {code} | {hhmm(dep)} | {hhmm(arr)} | {stops} | {fare} EUR | {seats}"
-                   for fid, _, code, dep, arr, stops, fare, seats in rows])
+                + [
+                    f"{fid} | {code} | {hhmm(dep)} | {hhmm(arr)} | {stops} | {fare} EUR | {seats}"
+                    for fid, _, code, dep, arr, stops, fare, seats in rows
+                ]
+            )
         return Feedback(self.searched[leg])
 
     def _reveal(self) -> str:

@@ -14,8 +14,9 @@ WHOLE_DAY = (1 << SLOTS) - 1
 BLOCKS = tuple(((1 << length) - 1) << start & WHOLE_DAY for start in range(SLOTS) for length in range(1, 5))
 CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 SHIFTS = (-3, -2, -1, 1, 2, 3)  # a remote attendee's hours ahead of the organizer
-ZONES = {0: "your time zone"} | {shift: f"local time is {abs(shift)} h {'ahead of' if shift > 0 else 'behind'} you"
-                                 for shift in SHIFTS}  # a calendar's header, by its hours ahead
+ZONES = {0: "your time zone"} | {
+    shift: f"local time is {abs(shift)} h {'ahead of' if shift > 0 else 'behind'} you" for shift in SHIFTS
+}  # a calendar's header, by its hours ahead
 OPENING = (
     "Schedule a %d-minute meeting for %s.\n"
     "It must fall between 09:00 and 17:00 of your time zone on one of the days %s, start on\n"
@@ -61,15 +62,22 @@ def day_names(days: int) -> str:
 @lru_cache(maxsize=64)
 def book_commands(days: int, length: int) -> tuple[str, ...]:
     """Every well-formed booking, for random play."""
-    return tuple(f"\\boxed{{book {day} {clock(slot)}}}"
-                 for day in range(1, days + 1) for slot in range(SLOTS - length + 1))
+    return tuple(
+        f"\\boxed{{book {day} {clock(slot)}}}" for day in range(1, days + 1) for slot in range(SLOTS - length + 1)
+    )
 
 
 class MeetingScheduler(EvolvableEnv):
     domain = "tool_use"
     max_complexity = 60  # the meeting no longer fits in a day from level 75 on
-    complexity_params = {"attendees": (2, 6), "days": (1, 4), "length": (1, 3), "remote": (0, 3),
-                         "busy_blocks": (2, 4), "spare_turns": (3, 2)}
+    complexity_params = {
+        "attendees": (2, 6),
+        "days": (1, 4),
+        "length": (1, 3),
+        "remote": (0, 3),
+        "busy_blocks": (2, 4),
+        "spare_turns": (3, 2),
+    }
     param_variance = {"length": 0.5, "busy_blocks": 1}
     example_command = "freebusy Ana 1"
 

@@ -1,20 +1,38 @@
 """Fill a customer order from a warehouse database: look up SKUs, check bin stock, pick exact quantities, ship."""
 
 from gymverse.env import (
-    EvolvableEnv, Feedback, InvalidAction, between, distinct_draws, lose, parse_int, pick, split_command, win,
+    EvolvableEnv,
+    Feedback,
+    InvalidAction,
+    between,
+    distinct_draws,
+    lose,
+    parse_int,
+    pick,
+    split_command,
+    win,
 )
 
 MATERIALS = ["Steel", "Brass", "Black", "White", "Red", "Blue", "Green", "Oak"]
-PRODUCTS = {"Bolt": ["M6", "M8", "M10"], "Mug": ["250ml", "350ml", "500ml"], "Cable": ["1m", "2m", "5m"],
-            "Tape": ["12mm", "19mm", "25mm"], "Hinge": ["50mm", "75mm", "100mm"], "Lamp": ["5W", "9W", "12W"],
-            "Shelf": ["60cm", "80cm", "120cm"], "Hook": ["S", "M", "L"]}
+PRODUCTS = {
+    "Bolt": ["M6", "M8", "M10"],
+    "Mug": ["250ml", "350ml", "500ml"],
+    "Cable": ["1m", "2m", "5m"],
+    "Tape": ["12mm", "19mm", "25mm"],
+    "Hinge": ["50mm", "75mm", "100mm"],
+    "Lamp": ["5W", "9W", "12W"],
+    "Shelf": ["60cm", "80cm", "120cm"],
+    "Hook": ["S", "M", "L"],
+}
 EVERYTHING = [(m, n, z) for m in MATERIALS for n, sizes in PRODUCTS.items() for z in sizes]
 NAMES = [" ".join(item) for item in EVERYTHING]
 NAME_WORDS = {" ".join(item): [word.lower() for word in item] for item in EVERYTHING}  # what 'find' matches
 WORD_SETS = {name: set(words) for name, words in NAME_WORDS.items()}
 # Look-alikes of each item: the same product in another size or another material.
-ALIKE = {" ".join((m, n, z)): [" ".join(o) for o in EVERYTHING if o[1] == n and (o[0] == m) != (o[2] == z)]
-         for m, n, z in EVERYTHING}
+ALIKE = {
+    " ".join((m, n, z)): [" ".join(o) for o in EVERYTHING if o[1] == n and (o[0] == m) != (o[2] == z)]
+    for m, n, z in EVERYTHING
+}
 SKUS = [f"SKU-{number}" for number in range(1000, 10000)]
 BINS = [f"{aisle}-{row:02d}" for aisle in "ABCDEFGH" for row in range(1, 100)]
 COMMANDS = (
@@ -32,8 +50,13 @@ COMMANDS = (
 class WarehouseFulfillment(EvolvableEnv):
     domain = "tool_use"
     max_complexity = 75  # bin labels run out from level 90 on
-    complexity_params = {"lines": (1, 4), "bins": (1, 3), "distractors": (1, 4), "quarantine": (0.0, 0.8),
-                         "spare_turns": (4, 2)}
+    complexity_params = {
+        "lines": (1, 4),
+        "bins": (1, 3),
+        "distractors": (1, 4),
+        "quarantine": (0.0, 0.8),
+        "spare_turns": (4, 2),
+    }
     param_variance = {"bins": 0.5, "distractors": 1}
     example_command = "find steel bolt"
 
@@ -75,8 +98,10 @@ class WarehouseFulfillment(EvolvableEnv):
         self.stocked: set[str] = set()
         order_text = "\n".join(f"  {self.order[sku]} x {name}" for name, sku in self.lines)
         example = " ".join(NAME_WORDS[self.lines[0][0]][:2])
-        return (f"You run a warehouse's order desk through its database API. Customer order:\n{order_text}\n"
-                f"{COMMANDS}Example: \\boxed{{find {example}}}")
+        return (
+            f"You run a warehouse's order desk through its database API. Customer order:\n{order_text}\n"
+            f"{COMMANDS}Example: \\boxed{{find {example}}}"
+        )
 
     def _split(self, total: int, count: int) -> list[int]:
         """``total`` units over ``count`` bins at random, at least one per bin (one bin if too few units)."""
@@ -115,8 +140,10 @@ class WarehouseFulfillment(EvolvableEnv):
             words = {w.lower() for w in args}
             hits = [sku for sku in self.skus if words <= WORD_SETS[self.catalog[sku][0]]]
             self.found.update(hits)
-            rows = [f"{sku} | {self.catalog[sku][0]} | {'active' if self.catalog[sku][1] else 'discontinued'}"
-                    for sku in hits]
+            rows = [
+                f"{sku} | {self.catalog[sku][0]} | {'active' if self.catalog[sku][1] else 'discontinued'}"
+                for sku in hits
+            ]
             return Feedback("\n".join(rows) if rows else "No products match.")
         if verb in ("stock", "pick", "return") and args:
             sku = args[0].upper()
@@ -124,8 +151,10 @@ class WarehouseFulfillment(EvolvableEnv):
                 raise InvalidAction(f"unknown SKU {args[0][:20]!r}; SKUs look like SKU-1234")
             if verb == "stock" and len(args) == 1:
                 self.stocked.add(sku)
-                rows = [f"{b}: {u} unit{'s' * (u != 1)}{' (quarantined)' if q else ''}"
-                        for b, (u, q) in sorted(self.bins.get(sku, {}).items())]
+                rows = [
+                    f"{b}: {u} unit{'s' * (u != 1)}{' (quarantined)' if q else ''}"
+                    for b, (u, q) in sorted(self.bins.get(sku, {}).items())
+                ]
                 return Feedback(f"{sku} ({self.catalog[sku][0]}): " + ("; ".join(rows) or "no stock"))
             if verb == "pick" and len(args) == 3:
                 slot = self.bins.get(sku, {}).get(args[1].upper())

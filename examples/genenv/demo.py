@@ -39,11 +39,25 @@ ENV_WARM_START_SPECS = 800
 def run_args(options, **changes):
     from gymverse.genenv.config import GenEnvArgs
 
-    base = dict(env_id=GAMES, save_path=options.output, max_difficulty=options.max_difficulty, curriculum="alpha",
-                max_agent_episodes=options.episodes, steps_per_epoch=4, sft_episodes=0, env_sft_episodes=0,
-                attempts=options.attempts, env_prompts_per_step=2, num_generations_per_prompt=2,
-                env_temperature=options.env_temperature, eval_difficulty=LEVELS, eval_n=options.eval_instances,
-                eval_temperature=1.0, eval_steps=0, cpu_threads=1)
+    base = dict(
+        env_id=GAMES,
+        save_path=options.output,
+        max_difficulty=options.max_difficulty,
+        curriculum="alpha",
+        max_agent_episodes=options.episodes,
+        steps_per_epoch=4,
+        sft_episodes=0,
+        env_sft_episodes=0,
+        attempts=options.attempts,
+        env_prompts_per_step=2,
+        num_generations_per_prompt=2,
+        env_temperature=options.env_temperature,
+        eval_difficulty=LEVELS,
+        eval_n=options.eval_instances,
+        eval_temperature=1.0,
+        eval_steps=0,
+        cpu_threads=1,
+    )
     return GenEnvArgs(**{**base, **changes})
 
 
@@ -54,12 +68,12 @@ def warm_starts(options) -> tuple[Path, Path]:
 
 def make_warm_start(options, side: str) -> str:
     """The agent's (``side="agent"``) or the environment policy's warm start, unless a previous run made it."""
-    from gymverse.genenv.loop import warm_start_environment
+    from gymverse.genenv.game_space import warm_start_environment
     from gymverse.genenv.specs import game_info
     from gymverse.policy.tiny import resolve_pretrain
     from gymverse.rollout import split_env_ids
     from gymverse.run.sft import warm_start
-    from gymverse.train.update import prepare_torch
+    from gymverse.run.update import prepare_torch
 
     path = warm_starts(options)[0 if side == "agent" else 1]
     if (path / "config.json").is_file():
@@ -83,21 +97,32 @@ def train_arm(options, seed: int, arm: str) -> dict:
     started = time.time()
     writer = ARMS[arm]
     agent_start, env_start = warm_starts(options)
-    args = run_args(options, pretrain=str(agent_start), env_model=writer or str(env_start), seed=seed,
-                    wb_run_name=f"{writer or 'coevolved'}-seed{seed}")
+    args = run_args(
+        options,
+        pretrain=str(agent_start),
+        env_model=writer or str(env_start),
+        seed=seed,
+        wb_run_name=f"{writer or 'coevolved'}-seed{seed}",
+    )
     run_dir = GenEnvRun(args, progress=False).run()
     files = RunFiles(run_dir)
     steps = files.read("genenv_metrics.jsonl")
     evaluations = files.read("eval_env_metrics.jsonl")
     result = {
-        "seed": seed, "arm": arm, "steps": len(steps), "episodes": steps[-1]["total_episodes"],
+        "seed": seed,
+        "arm": arm,
+        "steps": len(steps),
+        "episodes": steps[-1]["total_episodes"],
         "valid_rate": statistics.mean(r["valid_rate"] for r in steps),
-        "before": held_out(evaluations, 0), "after": held_out(evaluations, len(steps)),
+        "before": held_out(evaluations, 0),
+        "after": held_out(evaluations, len(steps)),
     }
     if writer is None:
         trained_env = run_dir / "env_policy" / "saved_models" / f"step_{len(steps):05d}"
-        result["edge"] = {label: edge_share(options, run_dir, model, seed) for label, model in
-                          zip(WRITERS, (str(trained_env), str(env_start), "uniform"))}
+        result["edge"] = {
+            label: edge_share(options, run_dir, model, seed)
+            for label, model in zip(WRITERS, (str(trained_env), str(env_start), "uniform"))
+        }
     result["seconds"] = time.time() - started
     return result
 
@@ -115,15 +140,22 @@ def edge_share(options, run_dir: Path, env_model: str, seed: int) -> dict:
     from gymverse.genenv.sides import env_settings, load_side
     from gymverse.run.checkpoints import load_trainer_state
 
-    args = run_args(options, env_model=env_model, seed=seed, attempts=options.edge_attempts,
-                    num_generations_per_prompt=options.edge_tasks // 2)
+    args = run_args(
+        options,
+        env_model=env_model,
+        seed=seed,
+        attempts=options.edge_attempts,
+        num_generations_per_prompt=options.edge_tasks // 2,
+    )
     state = load_trainer_state(run_dir)
     space = GameSpace(args, seed)
     space.success = state["space"]["success"]  # the prompts show the agent's latest success, as in training
-    agent = load_side("agent", str(run_dir / state["models"]["agent"][1]), args, 1, False, "no", seed,
-                      stop_at_box=True)
-    env = None if env_model == "uniform" else load_side("environment", env_model, env_settings(args), 1, False,
-                                                       "chat", seed)
+    agent = load_side("agent", str(run_dir / state["models"]["agent"][1]), args, 1, False, "no", seed, stop_at_box=True)
+    env = (
+        None
+        if env_model == "uniform"
+        else load_side("environment", env_model, env_settings(args), 1, False, "chat", seed)
+    )
     tasks = space.write(env, 1000)
     space.attempt(agent, tasks)
     at_edge = [t for t in tasks if t.valid and within_band(t.p, args.alpha, args.k_min)]
@@ -158,13 +190,17 @@ def main() -> None:
         for future in as_completed(futures):
             result = future.result()
             results.append(result)
-            print(f"[{len(results)}/{len(runs)}] seed {result['seed']} {result['arm']}: {result['episodes']} episodes "
-                  f"in {result['steps']} steps, held-out {result['before']:.3f} -> {result['after']:.3f} "
-                  f"({result['seconds']:.0f} s; {time.time() - started:.0f} s in all)", flush=True)
+            print(
+                f"[{len(results)}/{len(runs)}] seed {result['seed']} {result['arm']}: {result['episodes']} episodes "
+                f"in {result['steps']} steps, held-out {result['before']:.3f} -> {result['after']:.3f} "
+                f"({result['seconds']:.0f} s; {time.time() - started:.0f} s in all)",
+                flush=True,
+            )
     results.sort(key=lambda r: (list(ARMS).index(r["arm"]), r["seed"]))
     summary = summarize(results)
-    (Path(options.output) / "summary.json").write_text(json.dumps({"options": vars(options), "runs": results,
-                                                                   "summary": summary}, indent=1))
+    (Path(options.output) / "summary.json").write_text(
+        json.dumps({"options": vars(options), "runs": results, "summary": summary}, indent=1)
+    )
     print_tables(options, results, summary)
     plot(summary, results, Path(options.figure))
     print(f"\nfigure: {options.figure}; {time.time() - started:.0f} s in all")
@@ -184,14 +220,20 @@ def summarize(results: list[dict]) -> dict:
 
 
 def print_tables(options, results: list[dict], summary: dict) -> None:
-    print(f"\nHeld-out success (complexity 1-3 of both games, {options.eval_instances} games each, temperature 1; "
-          f"mean +- std over {options.seeds} seeds; budget {options.episodes} agent episodes):")
+    print(
+        f"\nHeld-out success (complexity 1-3 of both games, {options.eval_instances} games each, temperature 1; "
+        f"mean +- std over {options.seeds} seeds; budget {options.episodes} agent episodes):"
+    )
     for arm, (mean, std) in summary["held_out"].items():
         runs = [r for r in results if r["arm"] == arm]
-        played = f"   agent episodes {[r['episodes'] for r in runs]}, steps {[r['steps'] for r in runs]}" if runs else ""
+        played = (
+            f"   agent episodes {[r['episodes'] for r in runs]}, steps {[r['steps'] for r in runs]}" if runs else ""
+        )
         print(f"  {arm:17s} {mean:.3f} +- {std:.3f}{played}")
-    print(f"\nTasks at the agent's edge (|p - 0.5| <= 0.1 over {options.edge_attempts} attempts; share of "
-          f"{options.edge_tasks} written tasks, invalid ones counted as not):")
+    print(
+        f"\nTasks at the agent's edge (|p - 0.5| <= 0.1 over {options.edge_attempts} attempts; share of "
+        f"{options.edge_tasks} written tasks, invalid ones counted as not):"
+    )
     coevolved = [r for r in results if r["arm"] == "co-evolved"]
     for label, (mean, std) in summary["edge"].items():
         valid = statistics.mean(r["edge"][label]["valid"] for r in coevolved)
@@ -211,8 +253,13 @@ def plot(summary: dict, results: list[dict], path: Path) -> None:
         (right, summary["edge"], edge_seeds, "share of written tasks at the agent's edge"),
     ):
         names = list(stats)
-        axis.bar(names, [m for m, _ in stats.values()], yerr=[s for _, s in stats.values()], capsize=4,
-                 color=[COLORS[name] for name in names])
+        axis.bar(
+            names,
+            [m for m, _ in stats.values()],
+            yerr=[s for _, s in stats.values()],
+            capsize=4,
+            color=[COLORS[name] for name in names],
+        )
         for k, name in enumerate(names):
             axis.plot([k] * len(dots[name]), dots[name], "k.", alpha=0.6)
         axis.set_title(title, fontsize=10)

@@ -21,13 +21,15 @@ def rows(count: int, seed: int, split: str) -> list[dict]:
         a, b = rng.randint(1, 20), rng.randint(1, 20)
         op = rng.choice("+*")
         answer = a + b if op == "+" else a * b
-        out.append({
-            "data_source": "toy_arithmetic",
-            "prompt": [{"role": "user", "content": f"What is {a} {op} {b}? Put the answer in \\boxed{{}}."}],
-            "ability": "math",
-            "reward_model": {"style": "rule", "ground_truth": str(answer)},
-            "extra_info": {"split": split, "index": index},
-        })
+        out.append(
+            {
+                "data_source": "toy_arithmetic",
+                "prompt": [{"role": "user", "content": f"What is {a} {op} {b}? Put the answer in \\boxed{{}}."}],
+                "ability": "math",
+                "reward_model": {"style": "rule", "ground_truth": str(answer)},
+                "extra_info": {"split": split, "index": index},
+            }
+        )
     return out
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import gem
 
+from gymverse.env.core import EvolvableEnv
 from gymverse.env.players import epsilon_solver_move, random_move
 from gymverse.env.registry import env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
@@ -28,24 +29,52 @@ STEP_BUDGET_S = 0.05
 DETERMINISM_STEPS = 40
 LONG_REPLY = 1000  # characters
 LONGEST_REPLY = 8000  # characters: about what a 2,000-token reply can hold
-LIBRARY = "gymverse.envs."  # the built-in games' modules
 PLAIN = (str, int, float, list, dict, type(None))  # what a text game's reply can be
 HANG_LIMIT_S = 10.0
 
 BAD_ACTIONS: list[Any] = [
-    "", "   \n\t ", "garbage", "\\boxed{}", "\\boxed{   }", "\\boxed{xyzzy}", "\\boxed{" + "x" * 100_000 + "}",
-    "a" * 100_000, "\\boxed{" * 5_000, "}" * 5_000 + "\\boxed{", "\\boxed{{{}", "\\boxed{a}}}}", "\\boxed{\\boxed{1}}",
-    "\\boxed{{nested {braces}}}", "\\boxed{ünïcødé ☃ 日本語}", "\\boxed{\x00\x01\x02}", "\\boxed{1 2 3 4 5 6 7 8 9}",
-    "\\boxed{-1}", "\\boxed{99999999999999999999999}", "\\boxed{1e308}", "\\boxed{nan}", None, 123, 4.5, b"\\boxed{1}",
-    ["\\boxed{1}"], {"action": 1}, object(),
+    "",
+    "   \n\t ",
+    "garbage",
+    "\\boxed{}",
+    "\\boxed{   }",
+    "\\boxed{xyzzy}",
+    "\\boxed{" + "x" * 100_000 + "}",
+    "a" * 100_000,
+    "\\boxed{" * 5_000,
+    "}" * 5_000 + "\\boxed{",
+    "\\boxed{{{}",
+    "\\boxed{a}}}}",
+    "\\boxed{\\boxed{1}}",
+    "\\boxed{{nested {braces}}}",
+    "\\boxed{ünïcødé ☃ 日本語}",
+    "\\boxed{\x00\x01\x02}",
+    "\\boxed{1 2 3 4 5 6 7 8 9}",
+    "\\boxed{-1}",
+    "\\boxed{99999999999999999999999}",
+    "\\boxed{1e308}",
+    "\\boxed{nan}",
+    None,
+    123,
+    4.5,
+    b"\\boxed{1}",
+    ["\\boxed{1}"],
+    {"action": 1},
+    object(),
 ]
 
 
 def bad_actions_for(env: Any) -> list[Any]:
     """The generic hostile replies plus wrong-arity and out-of-range forms of the game's own command."""
     verb = getattr(env, "example_command", "").split(" ")[0] or "go"
-    own = [f"\\boxed{{{verb}}}", f"\\boxed{{{verb} 1 2 3 4 5 6}}", f"\\boxed{{{verb} -1}}",
-           f"\\boxed{{{verb} 1000000000}}", f"\\boxed{{{verb} abc}}", f"\\boxed{{{verb} 1.5}}"]
+    own = [
+        f"\\boxed{{{verb}}}",
+        f"\\boxed{{{verb} 1 2 3 4 5 6}}",
+        f"\\boxed{{{verb} -1}}",
+        f"\\boxed{{{verb} 1000000000}}",
+        f"\\boxed{{{verb} abc}}",
+        f"\\boxed{{{verb} 1.5}}",
+    ]
     return BAD_ACTIONS + own
 
 
@@ -82,14 +111,17 @@ class CheckReport:
         alike: dict[str, list[str]] = {}
         for r in self.failures():
             alike.setdefault(r.detail, []).append(r.name)
-        return ([f"{', '.join(names)}: {detail}" for detail, names in alike.items()]
-                + [f"warning: {r.warning}" for r in self.warnings()])
+        return [f"{', '.join(names)}: {detail}" for detail, names in alike.items()] + [
+            f"warning: {r.warning}" for r in self.warnings()
+        ]
 
     def __str__(self) -> str:
         marks = {True: "ok", False: "FAIL", None: "n/a"}
         lines = [f"{self.env_id}: {self.verdict}"]
         for r in self.results:
-            lines.append(f"  {marks[r.passed]:4} {r.name}: {r.detail}" + (f" [warning: {r.warning}]" if r.warning else ""))
+            lines.append(
+                f"  {marks[r.passed]:4} {r.name}: {r.detail}" + (f" [warning: {r.warning}]" if r.warning else "")
+            )
         return "\n".join(lines)
 
 
@@ -165,7 +197,9 @@ def _reset(env: gem.Env, seed: int) -> str:
     return out[0]
 
 
-def play(env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None) -> tuple[list[tuple], dict]:
+def play(
+    env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None
+) -> tuple[list[tuple], dict]:
     """One episode with ``choose(env) -> action``; returns the trace and the last info.
 
     Fails if the episode has not ended within the env's ``max_turns`` (read after reset); with ``prefix``,
@@ -226,8 +260,11 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
                 epsilon = 0.3 if hasattr(env.unwrapped, "oracle_action") else 1.0
                 traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed, DETERMINISM_STEPS)[0])
             if traces[0] != traces[1]:
-                first = next(i for i, (a, b) in enumerate(zip(*traces)) if a != b) if len(traces[0]) == len(
-                    traces[1]) else min(len(traces[0]), len(traces[1]))
+                first = (
+                    next(i for i, (a, b) in enumerate(zip(*traces)) if a != b)
+                    if len(traces[0]) == len(traces[1])
+                    else min(len(traces[0]), len(traces[1]))
+                )
                 raise CheckFailure(f"level {level}, seed {seed}: traces differ at step {first}")
     return f"levels {list(levels)}, {seeds} seeds, {DETERMINISM_STEPS} steps"
 
@@ -257,8 +294,9 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
     for i, level in enumerate(levels):
         env = make(level)
         for action in bad_actions_for(env.unwrapped):
-            if text_contract and (not isinstance(action, PLAIN) or i > 0 and isinstance(action, str)
-                                  and len(action) > LONG_REPLY):
+            if text_contract and (
+                not isinstance(action, PLAIN) or i > 0 and isinstance(action, str) and len(action) > LONG_REPLY
+            ):
                 continue
             if text_contract and isinstance(action, str):
                 action = action[:LONGEST_REPLY]
@@ -270,7 +308,7 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
                 if text_contract and not isinstance(action, str):
                     refused.add(type(action).__name__)
                     continue
-                raise CheckFailure(f"level {level}: {_short(action)} raised {type(error).__name__}: {error}")
+                raise CheckFailure(f"level {level}: {_short(action)} raised {type(error).__name__}: {error}") from None
             elapsed = time.perf_counter() - start
             _check_types(out)
             if elapsed > max(slowest, STEP_BUDGET_S):
@@ -280,7 +318,8 @@ def check_bad_actions(make: Callable[[int], gem.Env], levels: Iterable[int], tex
                 raise CheckFailure(f"level {level}: {_short(action)} earned reward {out[1]}")
     detail = f"{len(bad_actions_for(env.unwrapped))} hostile replies, slowest step {slowest * 1000:.1f} ms"
     marks = ([f"slow on a pathological reply ({slow})"] if slow else []) + (
-        [f"raises on replies that are not text ({', '.join(sorted(refused))})"] if refused else [])
+        [f"raises on replies that are not text ({', '.join(sorted(refused))})"] if refused else []
+    )
     if marks:
         raise CheckWarning("; ".join(marks), detail)
     return detail
@@ -344,14 +383,20 @@ def timing_levels(highest: int | None) -> tuple[int, int]:
     return (2 if target > 2 else 1), target
 
 
-def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int]) -> str:
-    """Replies that never win must still end the episode within max_turns."""
+def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: int) -> str:
+    """Replies that never win, and random play, must still end the episode within max_turns."""
     for level in levels:
         env = make(level)
         for action in ("\\boxed{}", "no box at all"):
             if won(*play(env, lambda e: action, 0)):
                 raise CheckFailure(f"level {level}: {action!r} won the game")
-    return "format errors end by truncation at max_turns"
+        for seed in range(seeds):
+            rng = random.Random(seed)
+            try:
+                play(env, lambda e: random_move(e, rng), seed)
+            except EpisodeNeverEnds as never:
+                raise EpisodeNeverEnds(f"random play at level {level}, seed {seed}: {never}") from None
+    return f"format errors and random play ({seeds} seeds) end within max_turns"
 
 
 def _error_text(error: BaseException) -> str:
@@ -376,7 +421,7 @@ def check_env(
     ``env_id`` names the game in the report (default: the id, or the class's name). Levels above the
     game's declared ``max_complexity`` are left out: a game is checked up to its own limit.
     ``text_contract``: the game promises text only (see :func:`check_bad_actions`); by default, every game
-    but the built-in library's, which also handle replies that are not text.
+    but an in-process :class:`EvolvableEnv`, whose contract also covers replies that are not text.
     """
     name, make = _factory(env)
     report = CheckReport(env_id or name)
@@ -387,9 +432,9 @@ def check_env(
         return report
     has_solver = hasattr(game, "oracle_action")
     if text_contract is None:
-        text_contract = not type(getattr(game, "inner", game)).__module__.startswith(LIBRARY)
+        text_contract = not isinstance(getattr(game, "inner", game), EvolvableEnv)
     highest = getattr(game, "max_complexity", None)
-    levels = [level for level in levels if highest is None or level <= highest] or [highest]  # never past its limit
+    levels = [level for level in levels if highest is None or level <= highest] or [highest]  # type: ignore[list-item]
     edge_levels = sorted({levels[0], levels[len(levels) // 2], levels[-1]})
     checks: list[tuple[str, Callable[[], str] | None]] = [
         ("api", lambda: check_api(make)),
@@ -399,12 +444,13 @@ def check_env(
         ("step time", lambda: check_step_time(make, levels[-1], min(seeds, 3))),
         ("bad actions", lambda: check_bad_actions(make, edge_levels, text_contract)),
         ("complexity timing", lambda: check_complexity_timing(make, *timing_levels(highest))),
-        ("episode ends", lambda: check_episode_ends(make, edge_levels)),
+        ("episode ends", lambda: check_episode_ends(make, edge_levels, min(seeds, 3))),
     ]
     for name, run in checks:
         if run is None:
-            report.results.append(CheckResult(name, None, "the env has no oracle_action()",
-                                              "no solver: solvability is unproven"))
+            report.results.append(
+                CheckResult(name, None, "the env has no oracle_action()", "no solver: solvability is unproven")
+            )
             continue
         try:
             with time_limit(hang_limit_s * max(1, len(levels) * seeds / 20)):

@@ -136,9 +136,17 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
     ) -> int:
         """GymVerse's ``evolve``: feed one step's success rate to a threshold curriculum (capped at the game's
         ``max_complexity``) and use the complexity it returns from the next ``reset`` on."""
-        return type(self).evolve_rule(
-            self, step_success_rate, up_threshold=up_threshold, down_threshold=down_threshold, up_steps=up_steps,
-            down_steps=down_steps, max_complexity=max_complexity, min_complexity=min_complexity,
+        rule = type(self).evolve_rule
+        assert rule is not None, "gymverse.curriculum sets the rule when gymverse is imported"
+        return rule(
+            self,
+            step_success_rate,
+            up_threshold=up_threshold,
+            down_threshold=down_threshold,
+            up_steps=up_steps,
+            down_steps=down_steps,
+            max_complexity=max_complexity,
+            min_complexity=min_complexity,
         )
 
     @classmethod

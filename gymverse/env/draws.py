@@ -33,7 +33,7 @@ def distinct_draws(rng: random.Random, population: Sequence[T], k: int) -> list[
     size = len(population)
     if 2 * k > size:
         return rng.sample(population, k)
-    draw, picked = rng.random, {}  # dict keys keep the order of the draws
+    draw, picked = rng.random, dict[int, None]()  # dict keys keep the order of the draws
     while len(picked) < k:
         picked[int(draw() * size)] = None
     return [population[i] for i in picked]

@@ -60,8 +60,10 @@ def parse_registrations(source: str | bytes, package: str) -> dict[tuple[str, st
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    calls = sorted((node for node in ast.walk(tree) if _is_register_call(node)),
-                   key=lambda node: (node.lineno, node.col_offset))
+    calls = sorted(
+        (node for node in ast.walk(tree) if isinstance(node, ast.Call) and _is_register_call(node)),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
     found: dict[tuple[str, str], list[Registration]] = {}
     taken: set[str] = set()
     for call in calls:

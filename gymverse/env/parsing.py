@@ -54,14 +54,14 @@ def extract_boxed(text: Any) -> str | None:
     if _BOX_OPEN not in text:
         return None
     last = None
-    for last in box_spans(text):
+    for last in box_spans(text):  # noqa: B007 (the loop keeps the last span)
         pass
     if last is None or last[1] is None:
         return None
     return text[last[0] : last[1]].strip()
 
 
-class CommandTable(dict):
+class CommandTable(dict[str, T]):
     """Parsed commands by spelling: ``table[command]`` is ``parse(command, *args)``, kept after the first time.
 
     Agents send the same few commands over and over, so a game reads its commands through one of these:

@@ -26,7 +26,11 @@ from gem.envs.registration import ENV_REGISTRY
 from gymverse.env.complexity import validate_complexity
 from gymverse.env.core import ComplexityKnob, EvolvableEnv
 from gymverse.env.gymverse_ids import (
-    Registration, default_game_name, defines_a_class, domain_from_file_name, read_registrations,
+    Registration,
+    default_game_name,
+    defines_a_class,
+    domain_from_file_name,
+    read_registrations,
 )
 from gymverse.errors import BadInput
 
@@ -54,7 +58,7 @@ class RebuildOnComplexity(ComplexityKnob, gem.Env):
     def __init__(self, env_class: Callable[..., gem.Env], complexity: int = 1, **kwargs: Any) -> None:
         self.env_class = env_class
         self.kwargs = kwargs
-        self.max_complexity = getattr(env_class, "max_complexity", None)
+        self.max_complexity = getattr(env_class, "max_complexity", None)  # type: ignore[misc]
         name = getattr(env_class, "__name__", type(self).__name__)
         self._complexity = self._next_complexity = validate_complexity(complexity, self.max_complexity, name)
         self.inner = env_class(complexity=self._complexity, **kwargs)
@@ -97,8 +101,11 @@ def get_env_complexity(env: gem.Env) -> int:
 def env_classes(module: Any) -> list[type]:
     """The env classes a module defines itself (not those it imports), abstract ones left out."""
     return [
-        obj for _, obj in inspect.getmembers(module, inspect.isclass)
-        if obj.__module__ == module.__name__ and issubclass(obj, gem.Env) and not inspect.isabstract(obj)
+        obj
+        for _, obj in inspect.getmembers(module, inspect.isclass)
+        if obj.__module__ == module.__name__
+        and issubclass(obj, gem.Env)
+        and not inspect.isabstract(obj)
         and obj is not EvolvableEnv
     ]
 
@@ -109,6 +116,8 @@ def library_entries(package: str) -> dict[str, str]:
     One game per module, the class named after its file (``lights_out.py`` holds ``LightsOut``).
     """
     spec = importlib.util.find_spec(package)
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError(f"no package named {package}")
     entries = {}
     for info in pkgutil.walk_packages(spec.submodule_search_locations, package + "."):
         if not info.ispkg:
@@ -141,8 +150,12 @@ def game_domain(cls: Any) -> str:
     return domain_from_file_name(Path(getattr(module, "__file__", None) or "").name) or EvolvableEnv.domain
 
 
-def register_id(env_id: str, entry_point: Callable[..., gem.Env] | str, report: RegistrationReport,
-                kwargs: dict[str, Any] | None = None) -> None:
+def register_id(
+    env_id: str,
+    entry_point: Callable[..., gem.Env] | str,
+    report: RegistrationReport,
+    kwargs: dict[str, Any] | None = None,
+) -> None:
     """Register ``env_id`` (with constructor ``kwargs``, as ``gem.register`` takes them) unless it is taken: by
     the same game it is left as it is, by another one it is a failure in ``report``."""
     if env_id in ENV_REGISTRY:
@@ -164,10 +177,12 @@ def entry_point_for(cls: type) -> Callable[..., gem.Env]:
     """``cls`` itself, or for a constructor-only env a factory that wraps it in :class:`RebuildOnComplexity`."""
     if hasattr(cls, "set_complexity"):
         return cls
+
     def build(**kwargs: Any) -> gem.Env:
         return RebuildOnComplexity(cls, **kwargs)
+
     build.__name__ = build.__qualname__ = cls.__name__
-    build.__wrapped__ = cls  # what env_class returns for the id
+    build.__wrapped__ = cls  # type: ignore[attr-defined]
     return build
 
 
@@ -206,7 +221,8 @@ def folder_entries(folder: str | Path) -> FolderEntries:
 
 
 def folder_env_specs(
-    prefix: str, classes_by_file: dict[Path, list[str]],
+    prefix: str,
+    classes_by_file: dict[Path, list[str]],
     registrations: dict[tuple[str, str], list[Registration]] | None = None,
 ) -> dict[str, tuple[Path, str, dict[str, Any]]]:
     """Every id the games of an env folder take: ``{env id: (file, class name, constructor kwargs)}``.
@@ -235,7 +251,8 @@ def folder_env_specs(
 
 
 def folder_env_ids(
-    prefix: str, classes_by_file: dict[Path, list[str]],
+    prefix: str,
+    classes_by_file: dict[Path, list[str]],
     registrations: dict[tuple[str, str], list[Registration]] | None = None,
 ) -> dict[tuple[Path, str], str]:
     """Each game's own id, one per class: the first of its ids in :func:`folder_env_specs` (the id a verdict names)."""
@@ -254,6 +271,8 @@ def load_env_file(path: str | Path, prefix: str = "sandbox") -> Any:
     path = Path(path)
     name = f"gymverse_user_envs.{prefix}.{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} cannot be imported as a module")
     module = importlib.util.module_from_spec(spec)
     before = dict(sys.modules)
     sys.modules[name] = module
@@ -297,8 +316,7 @@ def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationR
         except BaseException as error:  # a user's file may even call sys.exit
             report.failed[str(file)] = _describe(error)
     classes = {file: {cls.__name__: cls for cls in env_classes(module)} for file, module in modules.items()}
-    specs = folder_env_specs(prefix, {file: list(names) for file, names in classes.items()},
-                             read_registrations(folder))
+    specs = folder_env_specs(prefix, {file: list(names) for file, names in classes.items()}, read_registrations(folder))
     for env_id, (file, name, kwargs) in specs.items():
         entry_point = entry_point_for(classes[file][name])
         report.files[env_id] = str(file)

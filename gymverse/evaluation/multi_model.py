@@ -25,8 +25,8 @@ from gymverse.errors import BadInput
 from gymverse.evaluation.checkpoints import checkpoint_name, read_checkpoint_list
 from gymverse.evaluation.commands import exits_on_bad_input
 from gymverse.evaluation.metrics import progressive_levels
-from gymverse.evaluation.sweep import SweepConfig, load, run_sweep
 from gymverse.evaluation.options import SweepOptions
+from gymverse.evaluation.sweep import SweepConfig, load, run_sweep
 from gymverse.evaluation.targets import resolve_env_ids
 
 
@@ -38,8 +38,9 @@ def difficulty_levels(num_difficulties: int, start: int = 0, end: int | None = N
     if not 0 <= start < num_difficulties:
         raise BadInput(f"START_DIFFICULTY must be in [0, NUM_DIFFICULTIES={num_difficulties}), got {start}")
     if not start < end <= num_difficulties:
-        raise BadInput(f"END_DIFFICULTY must be in (START_DIFFICULTY={start}, NUM_DIFFICULTIES={num_difficulties}], "
-                       f"got {end}")
+        raise BadInput(
+            f"END_DIFFICULTY must be in (START_DIFFICULTY={start}, NUM_DIFFICULTIES={num_difficulties}], got {end}"
+        )
     return progressive_levels(num_difficulties)[start:end]
 
 
@@ -89,7 +90,7 @@ class Workflow:
 
 def run_workflow(workflow: Workflow, log: Callable[[str], None] = print) -> list[str]:
     """Evaluate every checkpoint on every category; return the ``<model folder>/<category>`` runs that failed."""
-    from gymverse.run.config import register_env_dirs
+    from gymverse.run.prepare import register_env_dirs
 
     register_env_dirs(workflow, log=log)
     taken: set[str] = set()
@@ -113,13 +114,18 @@ def run_workflow(workflow: Workflow, log: Callable[[str], None] = print) -> list
     return failed
 
 
-def _run_here(sweep: SweepOptions, spec: Path, env_ids: list[str], output: Path, policy: Any,
-              log: Callable[[str], None]) -> None:
+def _run_here(
+    sweep: SweepOptions, spec: Path, env_ids: list[str], output: Path, policy: Any, log: Callable[[str], None]
+) -> None:
     """One sweep of a category's games in this process, with the checkpoint's policy already loaded."""
     config = SweepConfig(env_ids=env_ids, policy=str(spec), **asdict(sweep))
     with console.status(output.name) as status:
-        summary = run_sweep(config, output, policy=policy, on_progress=lambda done, total, label: status.update(
-            f"{output.name}: {label} ({done}/{total} instances)"))
+        summary = run_sweep(
+            config,
+            output,
+            policy=policy,
+            on_progress=lambda done, total, label: status.update(f"{output.name}: {label} ({done}/{total} instances)"),
+        )
     log(f"  {output.name}: success {summary['overall']['success_rate']:.3f} over {len(env_ids)} games")
 
 
@@ -131,13 +137,24 @@ def _run_on_gpus(workflow: Workflow, spec: Path, env_ids: list[str], output: Pat
     for gpu, share in zip(workflow.gpus, split_round_robin(env_ids, len(workflow.gpus))):
         if not share:
             continue
-        command = [sys.executable, "-m", "gymverse.cli", "eval", *share, "--policy", str(spec),
-                   "--output", str(output / f"gpu_{gpu}"), *sweep_flags(workflow.sweep, device="cuda"),
-                   *[flag for folder in workflow.env_dir for flag in ("--env-dir", str(folder))],
-                   *(["--trusted"] if workflow.trusted else [])]
+        command = [
+            sys.executable,
+            "-m",
+            "gymverse.cli",
+            "eval",
+            *share,
+            "--policy",
+            str(spec),
+            "--output",
+            str(output / f"gpu_{gpu}"),
+            *sweep_flags(workflow.sweep, device="cuda"),
+            *[flag for folder in workflow.env_dir for flag in ("--env-dir", str(folder))],
+            *(["--trusted"] if workflow.trusted else []),
+        ]
         with open(logs / f"gpu_{gpu}.log", "w") as out:
-            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                       env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu})
+            process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "CUDA_VISIBLE_DEVICES": gpu}
+            )
         log(f"  GPU {gpu}: {len(share)} games -> {output / f'gpu_{gpu}'}")
         running.append((gpu, process))
     broken = [gpu for gpu, process in running if process.wait() != 0]
@@ -148,11 +165,32 @@ def _run_on_gpus(workflow: Workflow, spec: Path, env_ids: list[str], output: Pat
 
 def sweep_flags(sweep: SweepOptions, device: str) -> list[str]:
     """``gymverse eval``'s flags for ``sweep`` (on ``device``)."""
-    flags = ["--levels", *map(str, sweep.levels), "--instances", str(sweep.instances), "--attempts", str(sweep.attempts),
-             "--template", sweep.template, "--wrappers", sweep.wrappers, "--temperature", str(sweep.temperature),
-             "--top-p", str(sweep.top_p), "--generate-max-length", str(sweep.generate_max_length),
-             "--max-turns", str(sweep.max_turns), "--batch-instances", str(sweep.batch_instances),
-             "--seed", str(sweep.seed), "--device", device]
+    flags = [
+        "--levels",
+        *map(str, sweep.levels),
+        "--instances",
+        str(sweep.instances),
+        "--attempts",
+        str(sweep.attempts),
+        "--template",
+        sweep.template,
+        "--wrappers",
+        sweep.wrappers,
+        "--temperature",
+        str(sweep.temperature),
+        "--top-p",
+        str(sweep.top_p),
+        "--generate-max-length",
+        str(sweep.generate_max_length),
+        "--max-turns",
+        str(sweep.max_turns),
+        "--batch-instances",
+        str(sweep.batch_instances),
+        "--seed",
+        str(sweep.seed),
+        "--device",
+        device,
+    ]
     if sweep.ks:
         flags += ["--k", *map(str, sweep.ks)]
     if sweep.max_model_len is not None:
@@ -212,10 +250,17 @@ def main(
     for spec in models:
         check_policy(str(spec), f"{models_file}:")
     sweep = SweepOptions(
-        levels=difficulty_levels(num_difficulties, start_difficulty, end_difficulty), instances=runs_per_difficulty,
-        attempts=attempts_per_instance, template=prompt_template, temperature=temperature,
-        wrappers="" if wrappers == "none" else wrappers, generate_max_length=max_tokens, max_model_len=max_model_len,
-        batch_instances=vec_batch_size, max_turns=max_turns, seed=seed,
+        levels=difficulty_levels(num_difficulties, start_difficulty, end_difficulty),
+        instances=runs_per_difficulty,
+        attempts=attempts_per_instance,
+        template=prompt_template,
+        temperature=temperature,
+        wrappers="" if wrappers == "none" else wrappers,
+        generate_max_length=max_tokens,
+        max_model_len=max_model_len,
+        batch_instances=vec_batch_size,
+        max_turns=max_turns,
+        seed=seed,
     )
     sweep.check()
     categories = parse_categories(category)
@@ -223,18 +268,26 @@ def main(
         raise BadInput("no categories to evaluate")
     used = visible_gpus(gpus)
     if gpus and not used:
-        console.print(f"GPUS={gpus}: this machine has no GPU that torch can use, so every category runs in this "
-                      "process on the CPU. With GPUs, each one listed runs every n-th game of a category in a "
-                      "process of its own.", markup=False)
+        console.print(
+            f"GPUS={gpus}: this machine has no GPU that torch can use, so every category runs in this "
+            "process on the CPU. With GPUs, each one listed runs every n-th game of a category in a "
+            "process of its own.",
+            markup=False,
+        )
     workflow = Workflow(models, categories, results_dir, sweep, env_dir, trusted, used, resume_timestamp)
     try:
         failed = run_workflow(workflow, log=lambda line: console.print(line, markup=False))
     except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted[/yellow]: what was finished is saved under {results_dir}; run again with "
-                      "RESUME_TIMESTAMP set to the timestamp of the folder being written to resume")
+        console.print(
+            f"[yellow]interrupted[/yellow]: what was finished is saved under {results_dir}; run again with "
+            "RESUME_TIMESTAMP set to the timestamp of the folder being written to resume"
+        )
         raise SystemExit(130) from None
-    console.print(f"results: {results_dir}; summarize them with "
-                  f"python Evaluation/aggregate_results.py --results-dir {results_dir}", markup=False)
+    console.print(
+        f"results: {results_dir}; summarize them with "
+        f"python Evaluation/aggregate_results.py --results-dir {results_dir}",
+        markup=False,
+    )
     if failed:
         console.print(f"[red]{len(failed)} failed:[/red] {', '.join(failed)}")
         raise SystemExit(1)

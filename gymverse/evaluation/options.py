@@ -22,7 +22,9 @@ FLAT = tyro.conf.arg(name="")  # a dataclass's fields as top-level flags, withou
 class EnvSelection:
     """Which environments: ids, the built-in library, a folder of env files, or any mix."""
 
-    ids: Annotated[tyro.conf.Positional[list[str]], tyro.conf.arg(metavar="[ID [ID ...]]")] = field(default_factory=list)
+    ids: Annotated[tyro.conf.Positional[list[str]], tyro.conf.arg(metavar="[ID [ID ...]]")] = field(
+        default_factory=list
+    )
     """Env ids (e.g. gymverse:PeakFinder), or patterns such as 'example:*'; `gymverse envs` lists them."""
     all: bool = False  # noqa: A003 (the flag is --all)
     """Every built-in game."""
@@ -46,7 +48,7 @@ class EvalSelection(EnvSelection):
     """Register this folder's games (GymVerse's gem/gem/envs/example) so the ids can name them; jailed unless --trusted."""
 
     def resolve(self, log: Callable[[str], None] = print) -> list[str]:
-        from gymverse.run.config import register_env_dirs
+        from gymverse.run.prepare import register_env_dirs
 
         register_env_dirs(self, log=log)
         return super().resolve(log)
@@ -81,13 +83,13 @@ class SweepOptions:
     max_turns: int = 200
     """Turns after which an episode the game has not ended is a failure (games written elsewhere may never end one)."""
     batch_instances: int = 8
-    """Instances played together in one batch (x attempts env copies)."""
+    """Instances played together in one batch (x attempts env copies); a sweep resumes with the same value."""
     device: str = "cpu"
     """Where a Hugging Face model runs (cpu, cuda, cuda:1)."""
     cpu_threads: int = 1
     """Torch threads on a CPU (0: torch's default); small models sample fastest on one, as in training."""
     seed: int = 0
-    """Seed of the instances and of the policy's sampling."""
+    """Seed of the games and the policy's draws: each attempt's come from it and the attempt's coordinates."""
 
     def check(self) -> None:
         """Refuse values no sweep can use, naming the flag; cheap, so it runs before any model loads."""
@@ -98,18 +100,32 @@ class SweepOptions:
 
         if any(level < 1 for level in self.levels):
             raise BadInput(f"--levels must be integers >= 1, got {' '.join(map(str, self.levels))}")
-        counts = {"--num-levels": self.num_levels, "--instances": self.instances, "--attempts": self.attempts,
-                  "--batch-instances": self.batch_instances, "--generate-max-length": self.generate_max_length,
-                  "--max-turns": self.max_turns,
-                  "--max-model-len": 1 if self.max_model_len is None else self.max_model_len}
+        counts = {
+            "--num-levels": self.num_levels,
+            "--instances": self.instances,
+            "--attempts": self.attempts,
+            "--batch-instances": self.batch_instances,
+            "--generate-max-length": self.generate_max_length,
+            "--max-turns": self.max_turns,
+            "--max-model-len": 1 if self.max_model_len is None else self.max_model_len,
+        }
         for flag, value in counts.items():
             if value < 1:
                 raise BadInput(f"{flag} must be >= 1, got {value}")
         if self.ks and (min(self.ks) < 1 or max(self.ks) > self.attempts):
-            raise BadInput(f"pass@k needs 1 <= k <= --attempts ({self.attempts}), got --k {' '.join(map(str, self.ks))}")
-        require_known([self.template], TEMPLATES, "prompt template", "--template", f"choose one of {', '.join(TEMPLATES)}")
-        require_known([w for w in self.wrappers.split(",") if w], WRAPPER_FACTORY, "wrapper", "--wrappers",
-                      f"GEM has {', '.join(WRAPPER_FACTORY)}")
+            raise BadInput(
+                f"pass@k needs 1 <= k <= --attempts ({self.attempts}), got --k {' '.join(map(str, self.ks))}"
+            )
+        require_known(
+            [self.template], TEMPLATES, "prompt template", "--template", f"choose one of {', '.join(TEMPLATES)}"
+        )
+        require_known(
+            [w for w in self.wrappers.split(",") if w],
+            WRAPPER_FACTORY,
+            "wrapper",
+            "--wrappers",
+            f"GEM has {', '.join(WRAPPER_FACTORY)}",
+        )
         if self.temperature < 0:
             raise BadInput(f"--temperature must be >= 0, got {self.temperature}")
         if not 0 < self.top_p <= 1:

@@ -9,8 +9,6 @@ from gymverse.run.figures import pyplot, save_figure
 Curve = Mapping[int, float]  # complexity level -> success rate
 
 
-
-
 def short_name(env_id: str) -> str:
     return env_id.split(":", 1)[-1]
 
@@ -31,7 +29,7 @@ def plot_success_grid(curves: Mapping[str, Mapping[str, Curve]], path: Path, tit
         ax.set_title(short_name(name), fontsize=9)
         ax.set_ylim(-0.05, 1.05)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(names):]:
+    for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
     for ax in axes[:, 0]:
         ax.set_ylabel("success")
@@ -39,16 +37,22 @@ def plot_success_grid(curves: Mapping[str, Mapping[str, Curve]], path: Path, tit
         ax.set_xlabel("complexity")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     if len(series) > 1:
-        fig.legend(handles, labels, loc="upper center", ncol=min(len(series), 6), fontsize=8,
-                   bbox_to_anchor=(0.5, 1.0))
+        fig.legend(handles, labels, loc="upper center", ncol=min(len(series), 6), fontsize=8, bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(title, y=1.04 if len(series) > 1 else 1.0)
     fig.tight_layout()
     return save_figure(fig, path, tight_bbox=True)
 
 
 def plot_heatmap(
-    values: Sequence[Sequence[float]], rows: Sequence[str], cols: Sequence[str], path: Path, title: str,
-    vmin: float = 0.0, vmax: float = 1.0, cmap: str = "viridis", label: str = "success",
+    values: Sequence[Sequence[float]],
+    rows: Sequence[str],
+    cols: Sequence[str],
+    path: Path,
+    title: str,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    cmap: str = "viridis",
+    label: str = "success",
 ) -> Path:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(0.45 * len(cols) + 3.5, 0.3 * len(rows) + 1.5))
@@ -61,8 +65,9 @@ def plot_heatmap(
     return save_figure(fig, path, tight_bbox=True)
 
 
-def plot_map(coords: Sequence[Sequence[float]], names: Sequence[str], groups: Sequence[str], path: Path,
-             title: str) -> Path:
+def plot_map(
+    coords: Sequence[Sequence[float]], names: Sequence[str], groups: Sequence[str], path: Path, title: str
+) -> Path:
     """A labelled 2-D scatter, one colour per group."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 5.5))
@@ -79,8 +84,9 @@ def plot_map(coords: Sequence[Sequence[float]], names: Sequence[str], groups: Se
     return save_figure(fig, path, tight_bbox=True)
 
 
-def plot_lines(curves: Mapping[str, Curve], path: Path, title: str, xlabel: str = "complexity",
-               ylabel: str = "success") -> Path:
+def plot_lines(
+    curves: Mapping[str, Curve], path: Path, title: str, xlabel: str = "complexity", ylabel: str = "success"
+) -> Path:
     """Several series on one axes (models compared)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -95,4 +101,3 @@ def plot_lines(curves: Mapping[str, Curve], path: Path, title: str, xlabel: str 
     ax.set_title(title)
     fig.tight_layout()
     return save_figure(fig, path, tight_bbox=True)
-

@@ -11,9 +11,11 @@ from typing import Any, Iterable
 
 from gymverse.errors import BadInput
 
-# Header fields that may change between a run and its resumption (they do not change results;
-# num_levels only chooses ``levels``, which the header holds).
-RESUMABLE_FIELDS = frozenset({"batch_instances", "device", "cpu_threads", "num_levels"})
+# Header fields that may change between a run and its resumption: the machine a model runs on (a
+# model's records then match an uninterrupted run's only on the same device and threads), and
+# num_levels, which only chooses ``levels``, which the header holds. batch_instances is not one: a
+# model's logits depend, in the last bits, on what else is in the batch.
+RESUMABLE_FIELDS = frozenset({"device", "cpu_threads", "num_levels"})
 
 
 class RecordLog:
@@ -37,12 +39,17 @@ class RecordLog:
         if not records or records[0].get("type") != "config":
             raise BadInput(f"{self.path} is not a sweep record log; choose another --output folder or --overwrite")
         old = records[0]
-        changed = sorted(k for k in set(old) | set(header)
-                         if k != "type" and k not in RESUMABLE_FIELDS and old.get(k) != header.get(k))
+        changed = sorted(
+            k
+            for k in set(old) | set(header)
+            if k != "type" and k not in RESUMABLE_FIELDS and old.get(k) != header.get(k)
+        )
         if changed:
             diffs = "; ".join(f"{k}: {old.get(k)!r} there, {header.get(k)!r} now" for k in changed)
-            raise BadInput(f"{self.path} holds a sweep with other settings ({diffs}); "
-                           "choose another --output folder, or --overwrite to start over")
+            raise BadInput(
+                f"{self.path} holds a sweep with other settings ({diffs}); "
+                "choose another --output folder, or --overwrite to start over"
+            )
         finished = {_key(r) for r in records if r.get("type") == "instance"}
         self.records = [{"type": "config", **header}] + [
             r for r in records[1:] if r.get("type") not in ("attempt", "instance") or _key(r) in finished

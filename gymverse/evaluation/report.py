@@ -14,13 +14,17 @@ def pass_columns(summary: dict) -> list[str]:
 
 
 def level_rows(summary: dict) -> list[dict]:
-    return [{"env_id": env_id, "domain": env["domain"], "level": level, **stats}
-            for env_id, env in summary["envs"].items() for level, stats in env["levels"].items()]
+    return [
+        {"env_id": env_id, "domain": env["domain"], "level": level, **stats}
+        for env_id, env in summary["envs"].items()
+        for level, stats in env["levels"].items()
+    ]
 
 
 def env_rows(summary: dict) -> list[dict]:
-    return [{"env_id": env_id, **{k: v for k, v in env.items() if k != "levels"}}
-            for env_id, env in summary["envs"].items()]
+    return [
+        {"env_id": env_id, **{k: v for k, v in env.items() if k != "levels"}} for env_id, env in summary["envs"].items()
+    ]
 
 
 def domain_rows(summary: dict) -> list[dict]:
@@ -39,12 +43,17 @@ def write_sweep_report(summary: dict, folder: Path, title: str | None = None) ->
         "envs_csv": write_csv(folder / "envs.csv", env_rows(summary)),
         "domains_csv": write_csv(folder / "domains.csv", domain_rows(summary)),
         "success_vs_complexity": plot_success_grid(
-            {env_id: {config["policy"]: {int(lv): s["success_rate"] for lv, s in env["levels"].items()}}
-             for env_id, env in summary["envs"].items()},
-            folder / "success_vs_complexity.png", f"{title}: success against complexity",
+            {
+                env_id: {config["policy"]: {int(lv): s["success_rate"] for lv, s in env["levels"].items()}}
+                for env_id, env in summary["envs"].items()
+            },
+            folder / "success_vs_complexity.png",
+            f"{title}: success against complexity",
         ),
         "success_by_domain": plot_lines(
-            domain_curves(summary), folder / "success_by_domain.png", f"{title}: success by domain",
+            domain_curves(summary),
+            folder / "success_by_domain.png",
+            f"{title}: success by domain",
         ),
     }
     paths["markdown"] = folder / "report.md"
@@ -69,21 +78,37 @@ def sweep_markdown(summary: dict, title: str) -> str:
     passes = pass_columns(summary)
     columns = ["success_rate", *passes, "mean_return", "mean_turns", "format_error_rate"]
     lines = [
-        f"# {title}", "",
+        f"# {title}",
+        "",
         f"Policy `{config['policy']}`; levels {config['levels']}; {config['instances']} instances per level, "
         f"{config['attempts']} attempts each; template `{config['template']}`, wrappers `{config['wrappers']}`.",
-        "", "## Overall and per domain", "",
-        markdown_table(["domain", *columns], [[r["domain"], *(r.get(c, math.nan) for c in columns)]
-                                              for r in domain_rows(summary)]),
-        "", "## Per environment", "",
-        markdown_table(["env", "domain", *columns, "slope", "Spearman"],
-                       [[r["env_id"], r["domain"], *(r.get(c, math.nan) for c in columns), r["slope"], r["spearman"]]
-                        for r in env_rows(summary)]),
-        "", "## Per level", "",
-        markdown_table(["env", "level", *columns, "band"],
-                       [[r["env_id"], r["level"], *(r.get(c, math.nan) for c in columns), r["band"]]
-                        for r in level_rows(summary)]),
-        "", "![success against complexity](success_vs_complexity.png)", "",
-        "![success by domain](success_by_domain.png)", "",
+        "",
+        "## Overall and per domain",
+        "",
+        markdown_table(
+            ["domain", *columns], [[r["domain"], *(r.get(c, math.nan) for c in columns)] for r in domain_rows(summary)]
+        ),
+        "",
+        "## Per environment",
+        "",
+        markdown_table(
+            ["env", "domain", *columns, "slope", "Spearman"],
+            [
+                [r["env_id"], r["domain"], *(r.get(c, math.nan) for c in columns), r["slope"], r["spearman"]]
+                for r in env_rows(summary)
+            ],
+        ),
+        "",
+        "## Per level",
+        "",
+        markdown_table(
+            ["env", "level", *columns, "band"],
+            [[r["env_id"], r["level"], *(r.get(c, math.nan) for c in columns), r["band"]] for r in level_rows(summary)],
+        ),
+        "",
+        "![success against complexity](success_vs_complexity.png)",
+        "",
+        "![success by domain](success_by_domain.png)",
+        "",
     ]
     return "\n".join(lines)

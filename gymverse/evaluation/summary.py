@@ -54,8 +54,12 @@ def sweep_summary(attempts: list[dict], ks: list[int]) -> dict:
         levels = {level: summarize(rows, ks) for level, rows in sorted(_by(env_attempts, "level").items())}
         for stats in levels.values():
             stats["band"] = difficulty_band(stats["success_rate"])
-        envs[env_id] = {"domain": env_attempts[0]["domain"], **summarize(env_attempts, ks),
-                        **level_trend(levels), "levels": levels}
+        envs[env_id] = {
+            "domain": env_attempts[0]["domain"],
+            **summarize(env_attempts, ks),
+            **level_trend(levels),
+            "levels": levels,
+        }
     return {
         "overall": summarize(attempts, ks),
         "domains": group("domain"),

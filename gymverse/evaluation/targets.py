@@ -48,7 +48,10 @@ def target_for(env: str | type) -> EnvTarget:
 
 
 def resolve_env_ids(
-    ids: list[str], all_builtin: bool = False, folder: Path | None = None, log: Callable[[str], None] = print,
+    ids: list[str],
+    all_builtin: bool = False,
+    folder: Path | None = None,
+    log: Callable[[str], None] = print,
     trusted: bool = False,
 ) -> list[str]:
     """``ids``, plus every built-in game with ``all_builtin``, plus every game in ``folder`` (registered first,

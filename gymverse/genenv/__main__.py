@@ -4,4 +4,4 @@ import sys
 
 from gymverse.genenv.cli import main
 
-sys.exit(main())
+sys.exit(main(prog="python -m gymverse.genenv"))

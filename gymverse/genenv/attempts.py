@@ -35,8 +35,16 @@ def play_specs(
             for copy in group.envs[j * attempts : (j + 1) * attempts]:
                 start_with(copy.unwrapped, specs[k])
             seeds += [specs[k].seed] * attempts
-        episodes = collect_episodes(policy, group, game, len(seeds), template=template, tokenizer=tokenizer,
-                                    max_model_len=max_model_len, seed=seeds)
+        episodes = collect_episodes(
+            policy,
+            group,
+            game,
+            len(seeds),
+            template=template,
+            tokenizer=tokenizer,
+            max_model_len=max_model_len,
+            seed=seeds,
+        )
         for j, k in enumerate(indices):
             played[k] = episodes[j * attempts : (j + 1) * attempts]
     return played
@@ -62,16 +70,23 @@ class Reply:
     reason: str | None = None  # why the reward manager gave no reward (it raised, or returned no number)
 
 
-def answer_tasks(policy: Any, prompts: Sequence[str], truths: Sequence[Any], attempts: int, manager: Any) -> list[list[Reply]]:
-    """``attempts`` replies to each templated prompt, scored against its ground truth, grouped by prompt."""
+def answer_tasks(
+    policy: Any, prompts: Sequence[str], truths: Sequence[Any], attempts: int, manager: Any
+) -> list[list[Reply]]:
+    """``attempts`` replies to each templated prompt, scored against its ground truth, grouped by prompt; the
+    first ``manager.num_examine`` of them are printed (GenEnv's debugging switch)."""
     generations = policy.generate([p for p in prompts for _ in range(attempts)], stop_at_box=False)
     grouped = []
+    examine = getattr(manager, "num_examine", 0) or 0
     for k, (prompt, truth) in enumerate(zip(prompts, truths)):
         replies = []
         for g in generations[k * attempts : (k + 1) * attempts]:
             reward, reason = safe_reward(manager, g.text, truth)
             turn = Turn(prompt, g.text, list(g.prompt_ids), list(g.response_ids), list(g.logprobs), reward, g.truncated)
             replies.append(Reply(turn, reward, reason))
+            if examine > 0:
+                examine -= 1
+                print(f"[reward] reply {g.text!r} | ground truth {truth!r} | reward {reward}")
         grouped.append(replies)
     return grouped
 

@@ -1,44 +1,70 @@
-"""``gymverse genenv`` and ``python -m gymverse.genenv``: flags, or GenEnv's ``key=value`` overrides, in; a run folder out."""
+"""``gymverse genenv`` and ``python -m gymverse.genenv``: flags, or GenEnv's ``key=value`` overrides, in; a run
+folder out.
 
+The keys become flags (:mod:`gymverse.genenv.keys`), the flags are checked by ``gymverse.run.prepare`` before
+torch is imported, and bad input is one line and exit status 2 (set ``GYMVERSE_DEBUG=1`` for the traceback).
+A failing endpoint or a full disk is one line and exit status 1, Ctrl-C exits with 130, each once the run has
+said where it was last saved.
+"""
+
+import os
 import sys
-from pathlib import Path
 
-import tyro
+from rich.markup import escape
 
-from gymverse.errors import BadInput
-from gymverse.genenv.config import GenEnvArgs, genenv_argv, validate_genenv_args
+from gymverse.console import console
+from gymverse.errors import BadInput, ResourceError
+from gymverse.genenv.config import GenEnvArgs, validate_genenv_args
+from gymverse.genenv.keys import FLAG_KEYS, genenv_argv
+from gymverse.run.prepare import flags_as_typed, prepare
 
+DESCRIPTION = """Co-evolve an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
 
-def genenv_command(args: tyro.conf.OmitArgPrefixes[GenEnvArgs]) -> Path:
-    """Co-evolve an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
-
-    Also takes GenEnv's keys: genenv.enable=True env_model_path=... actor_rollout_ref.model.path=...
-    data.train_files=... data.val_files=... genenv.filtering_k=0.1 genenv.num_generations_per_prompt=4
-    trainer.default_local_dir=...
-    """
-    from gymverse.genenv.loop import GenEnvRun
-
-    validate_genenv_args(args)
-    if args.task_space == "games":
-        from gymverse.run.config import check_run_envs
-
-        check_run_envs(args)
-    return GenEnvRun(args).run()
+Also takes GenEnv's keys: genenv.enable=True env_model_path=... actor_rollout_ref.model.path=...
+data.train_files=... data.val_files=... genenv.filtering_k=0.1 genenv.num_generations_per_prompt=4
+trainer.default_local_dir=..."""
 
 
-def translate(argv: list[str]) -> list[str]:
-    """GenEnv's ``key=value`` overrides as flags; the veRL keys this loop does not use are named and skipped."""
-    flags, ignored = genenv_argv(argv)
-    if ignored:
-        print(f"GenEnv: ignoring keys the native loop does not use: {' '.join(ignored)}")
-    return flags
+def parse_genenv_args(argv: list[str], prog: str | None = None) -> GenEnvArgs:
+    """``argv``'s flags and GenEnv keys as the run's arguments; the keys it ignores are named."""
+    import tyro
+
+    flags, hardware, unknown = genenv_argv(argv)
+    if hardware:
+        print(f"GenEnv: ignoring hardware-only keys: {' '.join(hardware)}")
+    if unknown:
+        print(f"GenEnv: ignoring keys that are not GenEnv's: {' '.join(unknown)}")
+    return tyro.cli(GenEnvArgs, args=flags, prog=prog, description=DESCRIPTION)
 
 
-def main(argv: list[str] | None = None) -> int:
-    from gymverse.cli import main as gymverse_main
+def as_typed(message: str, argv: list[str]) -> str:
+    """``message`` naming each flag as ``argv`` gave it: a GenEnv key (``data.train_files``) or a flag."""
+    for token in argv:
+        key = token.partition("=")[0].lstrip("+")
+        if "=" in token and not token.startswith("-") and key in FLAG_KEYS:
+            message = message.replace(f"--{FLAG_KEYS[key]} ", f"{key}=").replace(f"--{FLAG_KEYS[key]}", key)
+    return flags_as_typed(message, argv)
 
+
+def main(argv: list[str] | None = None, prog: str | None = "gymverse genenv") -> int:
+    """Run ``argv``; the exit status (2: bad input, 130: stopped by Ctrl-C)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        gymverse_main(["genenv", *(sys.argv[1:] if argv is None else argv)])
-    except SystemExit as exit_:
+        args = parse_genenv_args(argv, prog)
+        prepare(args, argv, validate_genenv_args, plays_games=args.task_space == "games")
+        from gymverse.genenv.loop import GenEnvRun  # torch: only once the flags are known to be good
+
+        GenEnvRun(args).run()
+    except (BadInput, ValueError, FileNotFoundError) as error:
+        if os.environ.get("GYMVERSE_DEBUG"):
+            raise
+        console.print(f"[red]error:[/red] {escape(as_typed(str(error), argv))}")
+        return 2
+    except ResourceError as error:
+        console.print(f"[red]error:[/red] {escape(str(error))}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as exit_:  # tyro's --help and usage errors
         return int(exit_.code or 0)
     return 0

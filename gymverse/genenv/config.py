@@ -1,8 +1,7 @@
 """``gymverse genenv``'s flags: the native trainer's (for the agent) plus the environment policy's and GenEnv's.
 
-GenEnv's documented command keys (``genenv.enable=True env_model_path=... data.train_files=...``) are read by
-:func:`genenv_argv`, which turns each ``key=value`` into the flag it means; veRL keys this loop has no use for
-(GPU counts, FSDP settings, ...) are named and ignored.
+GenEnv's command keys (``genenv.enable=True env_model_path=... data.train_files=...``) become these flags in
+:mod:`gymverse.genenv.keys`.
 """
 
 import math
@@ -13,11 +12,11 @@ from gymverse.errors import BadInput
 from gymverse.genenv.prompts import CURRICULUM, UNIFORM
 from gymverse.genenv.rewards import ENV_REWARDS
 from gymverse.policy import check_policy
-from gymverse.train.args import TrainArgs, validate_train_args
+from gymverse.run.config import LoopConfig, validate_loop_config
 
 
 @dataclass
-class GenEnvArgs(TrainArgs):
+class GenEnvArgs(LoopConfig):
     """Co-evolution of an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
 
     The agent takes every flag of the native trainer (--pretrain, --learning_rate, --temperature, ...);
@@ -81,13 +80,36 @@ class GenEnvArgs(TrainArgs):
     prompts_per_step: int = 8
     """datasets: prompts per agent step, each answered --attempts times (single-turn GRPO)."""
     reward_manager: str = "math"
-    """math, tool_call, token_f1, embedding, paper, or module:Class with compute_reward(generated_text, ground_truth)."""
+    """math, genenv, tool_call, action, token_f1, embedding, paper, or module:Class with compute_reward(generated_text,
+    ground_truth) (a subclass of gymverse.genenv.utils.RewardManager, or of GenEnv's own)."""
     verifier: str = "auto"
     """Check generated dataset tasks: auto (by --reward_manager), math, tool_call or none."""
     task_template: Optional[str] = None
     """File with the rewrite prompt ({task} and {answer}); default: GenEnv's New Task / New Answer."""
     task_parser: Optional[str] = None
     """module:function reading (task, answer) from the environment policy's reply; default: New Task / New Answer."""
+    max_prompt_length: int = 512
+    """datasets: longest agent prompt, in the agent's tokens with its chat template (veRL's data.max_prompt_length);
+    a longer row is refused at load with its row number, unless --filter_overlong_prompts or --truncation."""
+    filter_overlong_prompts: bool = False
+    """datasets: drop the rows longer than --max_prompt_length at load, saying how many (veRL's key)."""
+    truncation: Literal["error", "left", "right"] = "error"
+    """datasets: a prompt longer than --max_prompt_length is refused (error), or cut to it keeping its end (left) or
+    its start (right), as veRL's data.truncation."""
+    val_batch_size: int = 0
+    """datasets: validation prompts answered at a time (veRL's data.val_batch_size; 0: all at once)."""
+    val_n: int = 1
+    """datasets: replies to each validation prompt (veRL's rollout.n_val); the validation reward is their mean."""
+    kl_penalty_coef: float = 0.0
+    """datasets: veRL's algorithm.kl_ctrl.kl_coef (OAT's name): each reply's reward minus this times its summed KL to
+    the reference model (--kl_penalty_type), before the GRPO normalization; as in veRL, only without a KL loss
+    (--beta 0)."""
+    kl_penalty_type: Literal["kl", "abs", "mse", "low_var_kl"] = "kl"
+    """datasets: the KL estimator of --kl_penalty_coef (veRL's algorithm.kl_penalty)."""
+    request_timeout: float = 120.0
+    """Seconds an openai: endpoint (either policy) may take to answer one request before it is tried again."""
+    request_retries: int = 3
+    """Times a failed endpoint request is tried again (after 1, 2, 4, ... s) before the run stops, resumable."""
 
     wb_run_name: str = "genenv"
     """Run name: the run folder is <save_path>/<wb_run_name>."""
@@ -97,61 +119,19 @@ class GenEnvArgs(TrainArgs):
     """Highest complexity a spec may ask for (also capped by each game's own highest)."""
 
 
-GENENV_KEYS = {
-    "genenv.enable": "genenv_enable",
-    "genenv.filtering_k": "filtering_k",
-    "genenv.num_generations_per_prompt": "num_generations_per_prompt",
-    "genenv.alpha": "alpha",
-    "genenv.beta": "env_beta",
-    "genenv.k_min": "k_min",
-    "env_model_path": "env_model",
-    "actor_rollout_ref.model.path": "pretrain",
-    "actor_rollout_ref.actor.optim.lr": "learning_rate",
-    "actor_rollout_ref.rollout.n": "attempts",
-    "actor_rollout_ref.rollout.temperature": "temperature",
-    "data.train_files": "train_files",
-    "data.val_files": "val_files",
-    "data.train_batch_size": "prompts_per_step",
-    "data.max_response_length": "generate_max_length",
-    "trainer.default_local_dir": "save_path",
-    "trainer.total_epochs": "total_epochs",
-    "trainer.experiment_name": "wb_run_name",
-    "trainer.project_name": "wb_project",
-    "trainer.save_freq": "save_steps",
-}
-BOOLEAN_FIELDS = {"genenv_enable"}
-
-
-def genenv_argv(argv: list[str]) -> tuple[list[str], list[str]]:
-    """``(flags, ignored keys)``: each GenEnv ``key=value`` becomes its flag; ``--flags`` pass through."""
-    flags, ignored = [], []
-    for token in argv:
-        if token.startswith("-") or "=" not in token:
-            flags.append(token)
-            continue
-        key, value = token.split("=", 1)
-        key = key.lstrip("+")  # Hydra's "add a key" prefix
-        if key in GENENV_KEYS:
-            field = GENENV_KEYS[key]
-            if field in BOOLEAN_FIELDS:
-                if value.lower() not in ("true", "false", "1", "0"):
-                    raise BadInput(f"{key}={value}: write True or False")
-                flags.append(f"--{field}" if value.lower() in ("true", "1") else f"--no-{field}")
-            else:
-                flags += [f"--{field}", value]
-            if field == "train_files":
-                flags += ["--task_space", "datasets"]
-        elif key.startswith("genenv."):
-            raise BadInput(f"{key}: not a GenEnv key; known: {', '.join(k for k in GENENV_KEYS if k.startswith('genenv.'))}")
-        else:
-            ignored.append(key)
-    return flags, ignored
-
-
 def validate_genenv_args(args: GenEnvArgs) -> None:
-    validate_train_args(args)
-    for name in ("total_epochs", "steps_per_epoch", "num_generations_per_prompt", "env_prompts_per_step", "attempts",
-                 "prompts_per_step", "env_generate_max_length"):
+    validate_loop_config(args)
+    for name in (
+        "total_epochs",
+        "steps_per_epoch",
+        "num_generations_per_prompt",
+        "env_prompts_per_step",
+        "attempts",
+        "prompts_per_step",
+        "env_generate_max_length",
+        "max_prompt_length",
+        "val_n",
+    ):
         if getattr(args, name) < 1:
             raise BadInput(f"--{name} must be at least 1, got {getattr(args, name)}")
     if not 0.0 <= args.alpha <= 1.0:
@@ -159,20 +139,27 @@ def validate_genenv_args(args: GenEnvArgs) -> None:
     if args.k_min < 0:
         raise BadInput(f"--k_min must be >= 0, got {args.k_min}")
     if not 0.0 <= args.filtering_k < 0.5:
-        raise BadInput(f"--filtering_k (genenv.filtering_k) must lie in [0, 0.5), got {args.filtering_k}")
+        raise BadInput(f"--filtering_k must lie in [0, 0.5), got {args.filtering_k}")
     if args.env_reward not in ENV_REWARDS:
         raise BadInput(f"--env_reward must be one of {', '.join(ENV_REWARDS)}")
     if args.env_beta <= 0 or not math.isfinite(args.env_beta):
-        raise BadInput(f"--env_beta (genenv.beta) must be a positive number, got {args.env_beta}")
+        raise BadInput(f"--env_beta must be a positive number, got {args.env_beta}")
     if args.env_temperature <= 0:
         raise BadInput(f"--env_temperature must be positive, got {args.env_temperature}")
     if args.max_agent_episodes < 0:
         raise BadInput(f"--max_agent_episodes must be 0 (off) or more, got {args.max_agent_episodes}")
     if args.max_agent_episodes and args.task_space != "games":
-        raise BadInput("--max_agent_episodes is a budget of game episodes: use it with --task_space games "
-                       "(datasets run --total_epochs)")
+        raise BadInput(
+            "--max_agent_episodes is a budget of game episodes: use it with --task_space games "
+            "(datasets run --total_epochs)"
+        )
     if args.genenv_enable:
         check_env_model(args)
+    for name in ("val_batch_size", "request_retries", "kl_penalty_coef"):
+        if getattr(args, name) < 0:
+            raise BadInput(f"--{name} must be 0 or more, got {getattr(args, name)}")
+    if not args.request_timeout > 0:
+        raise BadInput(f"--request_timeout must be a positive number of seconds, got {args.request_timeout}")
     if args.task_space == "datasets" and not args.train_files:
         raise BadInput("--task_space datasets needs --train_files (data.train_files=PATH)")
 

@@ -42,8 +42,10 @@ def read_tasks(path: str | Path, flag: str = "data.train_files") -> TaskTable:
         raise BadInput(f"{flag}={path}: not a readable parquet file ({error})") from None
     missing = [column for column in REQUIRED_COLUMNS if column not in table.column_names]
     if missing:
-        raise BadInput(f"{flag}={path}: missing column(s) {', '.join(missing)}; GenEnv's format needs "
-                       f"`prompt` (text or chat messages) and `reward_model` ({{'ground_truth': ...}})")
+        raise BadInput(
+            f"{flag}={path}: missing column(s) {', '.join(missing)}; GenEnv's format needs "
+            f"`prompt` (text or chat messages) and `reward_model` ({{'ground_truth': ...}})"
+        )
     if table.num_rows == 0:
         raise BadInput(f"{flag}={path}: the dataset is empty")
     rows = table.to_pylist()
@@ -58,9 +60,21 @@ def _row_problem(row: dict[str, Any]) -> str | None:
     reward_model = row["reward_model"]
     if not isinstance(reward_model, dict) or "ground_truth" not in reward_model:
         return "reward_model has no ground_truth"
+    if _empty(reward_model["ground_truth"]):
+        return "reward_model.ground_truth is empty (an empty reply would match it)"
     if task_text(row["prompt"]) is None:
         return "prompt is neither text nor chat messages with a user message"
     return None
+
+
+def _empty(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, (list, tuple, dict)):
+        return not value or all(_empty(v) for v in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 def task_text(prompt: Any) -> str | None:
@@ -96,7 +110,9 @@ def agent_prompt(prompt: Any, tokenizer: Any, template: str = "chat") -> str:
     return tokenizer.apply_chat_template(list(prompt), tokenize=False, add_generation_prompt=True)
 
 
-def derived_row(parent: dict[str, Any], task: str, answer: str, schema: Any) -> tuple[dict[str, Any] | None, str | None]:
+def derived_row(
+    parent: dict[str, Any], task: str, answer: str, schema: Any
+) -> tuple[dict[str, Any] | None, str | None]:
     """A copy of ``parent`` asking ``task`` with ground truth ``answer``: ``(row, None)`` or ``(None, reason)``.
 
     The answer takes the type of the dataset's ground truth column (text as it is, anything else read as
@@ -139,3 +155,22 @@ def write_tasks(path: str | Path, rows: list[dict[str, Any]], schema: Any) -> Pa
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), partial)
     os.replace(partial, path)
     return path
+
+
+class PromptLimit:
+    """veRL's limit on an agent prompt: ``max_length`` tokens (``data.max_prompt_length``), counted with the chat
+    template. :meth:`fit` cuts a longer one as ``truncation`` says: ``left`` keeps its last tokens, ``right`` its
+    first; ``error`` leaves it (the dataset refuses such rows when it is read)."""
+
+    def __init__(self, tokenizer: Any, max_length: int, truncation: str = "error") -> None:
+        self.tokenizer, self.max_length, self.truncation = tokenizer, max_length, truncation
+
+    def length(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def fit(self, text: str) -> str:
+        ids = self.tokenizer.encode(text, add_special_tokens=False)
+        if len(ids) <= self.max_length or self.truncation == "error":
+            return text
+        kept = ids[-self.max_length :] if self.truncation == "left" else ids[: self.max_length]
+        return self.tokenizer.decode(kept)

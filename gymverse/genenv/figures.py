@@ -32,13 +32,24 @@ def plot_genenv(run_dir: str | Path, path: str | Path | None = None) -> Path | N
     top.set_ylabel("environment policy")
     top.legend(fontsize=7)
     top.grid(alpha=0.3)
-    middle.plot([r["step"] for r in records], [r.get("agent_success") or 0.0 for r in records],
-                label="agent success on its training tasks")
-    middle.plot(steps, [r["mean_p"] if r["mean_p"] is not None else float("nan") for r in written],
-                label="agent success p on generated tasks")
+    middle.plot(
+        [r["step"] for r in records],
+        [r.get("agent_success") or 0.0 for r in records],
+        label="agent success on its training tasks",
+    )
+    middle.plot(
+        steps,
+        [r["mean_p"] if r["mean_p"] is not None else float("nan") for r in written],
+        label="agent success p on generated tasks",
+    )
     for complexity, points in sorted(held_out_success(files.read("eval_env_metrics.jsonl")).items()):
-        middle.plot([s for s, _ in points], [a for _, a in points], "o--", markersize=4,
-                    label=f"held-out success, complexity {complexity}")
+        middle.plot(
+            [s for s, _ in points],
+            [a for _, a in points],
+            "o--",
+            markersize=4,
+            label=f"held-out success, complexity {complexity}",
+        )
     middle.set_ylabel("agent")
     middle.set_ylim(-0.03, 1.03)
     middle.legend(fontsize=7)

@@ -12,20 +12,36 @@ can aim too. The space counts the agent's episodes, so a run can end on a budget
 import math
 import random
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-from gymverse.genenv.attempts import play_specs, success_rate
-from gymverse.genenv.prompts import CURRICULUM, UNIFORM, CurriculumSpecs, UniformSpecs, game_prompt, spec_text
-from gymverse.genenv.scoring import WrittenTask, task_record
-from gymverse.genenv.sides import Side
-from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.curriculum import make_curriculum
+from gymverse.genenv.attempts import play_specs, success_rate
+from gymverse.genenv.prompts import (
+    CURRICULUM,
+    UNIFORM,
+    CurriculumSpecs,
+    UniformSpecs,
+    game_prompt,
+    spec_text,
+    warm_start_pairs,
+)
+from gymverse.genenv.scoring import WrittenTask, task_record
+from gymverse.genenv.sides import Side, prompt_text
+from gymverse.genenv.space import AgentBatch
+from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.run.config import curriculum_params, train_env_ids, wrappers_spec
-from gymverse.run.env_table import EnvTable
+from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.files import RunFiles
+from gymverse.run.online_eval import eval_wandb_metrics, online_eval
 from gymverse.run.plan import derive_seed, step_samples
+
+ENV_SFT_FOR_TINY = 800  # random valid specs the untrained tiny environment model is warm-started on
 
 
 class GameSpace:
+    agent_stops_at_box = True
+
     def __init__(self, args: Any, seed: int) -> None:
         self.args, self.seed = args, seed
         self.games = train_env_ids(args)
@@ -34,17 +50,58 @@ class GameSpace:
         self.success: dict[str, dict[int, float]] = {game: {} for game in self.games}  # latest p per complexity
         self.played = 0  # the agent's episodes so far
         self.idle_steps = 0  # steps in a row without a valid task (so without an episode)
-        self.curriculum = make_curriculum(args.curriculum, **curriculum_params(args)) \
-            if args.env_model == CURRICULUM else None
+        self.tasks: list[WrittenTask] = []  # the step's tasks
+        self.curriculum = (
+            make_curriculum(args.curriculum, **curriculum_params(args)) if args.env_model == CURRICULUM else None
+        )
 
-    def total_steps(self) -> int:
-        """The run's steps: --total_epochs x --steps_per_epoch, or with --max_agent_episodes the steps the budget
-        takes when every task is valid (what the learning-rate schedules are sized for)."""
+    def starts(self, run_dir: Path, progress: bool) -> tuple[str, str | None]:
+        """The agent warm-started on solver demonstrations when it is a model to train (tiny or a Hugging Face
+        folder); the environment policy warm-started on random valid specs with --env_sft_episodes (800 for
+        tiny), none for the uniform and curriculum writers."""
+        from gymverse.policy.tiny import TINY, resolve_pretrain
+        from gymverse.run.sft import warm_start
+
+        args = self.args
+        agent = args.pretrain
+        if args.pretrain == TINY or Path(args.pretrain).is_dir():
+            agent = str(
+                warm_start(
+                    args, resolve_pretrain(args.pretrain), run_dir / "sft_model", self.seed, args.device, progress
+                )
+            )
+        if not args.genenv_enable or args.env_model in (UNIFORM, CURRICULUM):
+            return agent, None
+        episodes = (
+            args.env_sft_episodes if args.env_sft_episodes >= 0 else (ENV_SFT_FOR_TINY if args.env_model == TINY else 0)
+        )
+        if episodes > 0:
+            return agent, str(
+                warm_start_environment(args, self.infos, episodes, run_dir / "env_sft_model", self.seed, progress)
+            )
+        return agent, args.env_model
+
+    def agent_settings(self, args: Any) -> Any:
+        return args
+
+    def attach(self, agent: Side) -> None:
+        pass
+
+    def scheduled_steps(self) -> int:
+        """--total_epochs x --steps_per_epoch, or with --max_agent_episodes the steps the budget takes when every
+        task is valid."""
         args = self.args
         if args.max_agent_episodes:
-            return math.ceil(args.max_agent_episodes / (args.env_prompts_per_step * args.num_generations_per_prompt
-                                                        * args.attempts))
+            return math.ceil(
+                args.max_agent_episodes / (args.env_prompts_per_step * args.num_generations_per_prompt * args.attempts)
+            )
         return args.total_epochs * args.steps_per_epoch
+
+    def total_steps(self) -> int | None:
+        return None if self.args.max_agent_episodes else self.scheduled_steps()
+
+    def agent_samples_per_step(self) -> int:
+        return self.args.rollout_batch_size
 
     def finished(self, step: int) -> bool:
         """Done after ``step`` steps: the last one, or the episode budget spent (or left unspendable: a whole epoch
@@ -52,21 +109,21 @@ class GameSpace:
         args = self.args
         if args.max_agent_episodes:
             return self.played >= args.max_agent_episodes or self.idle_steps >= args.steps_per_epoch
-        return step >= self.total_steps()
-
-    def epoch_of(self, step: int) -> int:
-        return (step - 1) // self.args.steps_per_epoch
+        return step >= self.scheduled_steps()
 
     def env_updates_now(self, step: int) -> bool:
         """Whether the environment policy learns after ``step`` (once it is attempted): every step, or at the end
         of each epoch and of the run (which a budget of episodes can end mid-epoch)."""
         return self.args.alternate == "step" or step % self.args.steps_per_epoch == 0 or self.finished(step)
 
-    def write(self, env: Side, step: int) -> list[WrittenTask]:
-        """The step's tasks, read and checked (a spec without a seed gets one derived from the step)."""
+    def write(self, env: Side | None, step: int) -> list[WrittenTask]:
+        """The step's tasks, read and checked (a spec without a seed gets one derived from the step); ``env`` None:
+        the uniform or curriculum writer."""
         args = self.args
-        games = [self.games[((step - 1) * args.env_prompts_per_step + k) % len(self.games)]
-                 for k in range(args.env_prompts_per_step)]
+        games = [
+            self.games[((step - 1) * args.env_prompts_per_step + k) % len(self.games)]
+            for k in range(args.env_prompts_per_step)
+        ]
         contents = [game_prompt(game, self.infos[game], self.success[game]) for game in games]
         if self.curriculum is not None:
             env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
@@ -79,8 +136,9 @@ class GameSpace:
             spec = check.spec
             if spec is not None and spec.seed is None:
                 spec = GameSpec(spec.game, spec.complexity, spec.params, derive_seed(self.seed, step, 12, i))
-            tasks.append(WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec,
-                                     check.reason))
+            tasks.append(
+                WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec, check.reason)
+            )
         return tasks
 
     def attempt(self, agent: Side, tasks: list[WrittenTask]) -> list[Any]:
@@ -88,8 +146,19 @@ class GameSpace:
         args = self.args
         valid = [t for t in tasks if t.valid]
         max_model_len = args.max_model_len if agent.tokenizer is not None else None  # scripted agents have no tokens
-        played = play_specs(agent.policy, [t.task for t in valid], args.attempts, args.prompt_template,
-                            wrappers_spec(args.wrappers), agent.tokenizer, max_model_len) if valid else []
+        played = (
+            play_specs(
+                agent.policy,
+                [t.task for t in valid],
+                args.attempts,
+                args.prompt_template,
+                wrappers_spec(args.wrappers),
+                agent.tokenizer,
+                max_model_len,
+            )
+            if valid
+            else []
+        )
         by_level: dict[tuple[str, int], list[float]] = defaultdict(list)
         for task, episodes in zip(valid, played):
             task.p = success_rate(episodes)
@@ -105,13 +174,24 @@ class GameSpace:
                     self.curriculum.update(game, sum(wins) / len(wins), len(wins))
         return [e for episodes in played for e in episodes]
 
-    def agent_batch(self, episodes: list[Any], step: int) -> tuple[list[Any], list[float]]:
-        """PERPO's batch from the step's episodes: turns with returns, normalized per game."""
-        from gymverse.train.loop import advantages_of
-
+    def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch:
+        """The step's tasks, written and played; PERPO's batch from their episodes (returns normalized per game)."""
         args = self.args
+        self.tasks = self.write(env, step)
+        episodes = self.attempt(agent, self.tasks)
         samples = step_samples(args, episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
-        return samples, advantages_of(samples, self.table, args.norm_return)
+        record = {"epoch": (step - 1) // args.steps_per_epoch, **self.agent_metrics(self.tasks, episodes)}
+        return AgentBatch(samples, advantages_of(samples, self.table, args.norm_return), record, episodes)
+
+    def env_phase_tasks(self, env: Side | None, agent: Side, step: int) -> list[WrittenTask]:
+        """Every step: the tasks the agent just played."""
+        return self.tasks
+
+    def adopt(self, tasks: list[WrittenTask]) -> dict[str, Any]:
+        return {}
+
+    def end_step(self, step: int, run_dir: Path) -> None:
+        pass
 
     def agent_metrics(self, tasks: list[WrittenTask], episodes: list[Any]) -> dict[str, Any]:
         valid = [t for t in tasks if t.valid]
@@ -126,15 +206,64 @@ class GameSpace:
             "params": [t.task.params for t in valid if t.task.params],
         }
 
-    @staticmethod
-    def record(step: int, task: WrittenTask) -> dict[str, Any]:
+    def evaluate(self, agent: Side, step: int, files: RunFiles) -> dict[str, float]:
+        """The PERPO trainer's online evaluation (--eval_* flags)."""
+        return eval_wandb_metrics(online_eval(agent.policy, self.args, self.seed, files, step))
+
+    def record(self, step: int, task: WrittenTask) -> dict[str, Any]:
         return task_record(step, task, spec_text(task.task) if task.valid else None)
 
+    def progress(self, step: int) -> tuple[int, int | None, str]:
+        """Episodes played with --max_agent_episodes (at most the budget), else steps."""
+        budget = self.args.max_agent_episodes
+        if budget:
+            return min(self.played, budget), budget, " episodes"
+        return step, self.scheduled_steps(), " steps"
+
+    def report(self, step: int) -> str | None:
+        args = self.args
+        if args.max_agent_episodes and self.played < args.max_agent_episodes:
+            return (
+                f"Stopped early at step {step}: the environment policy wrote no valid task in "
+                f"{args.steps_per_epoch} steps in a row; the agent played {self.played} of the "
+                f"{args.max_agent_episodes} episodes of --max_agent_episodes"
+            )
+        return None
+
     def state_dict(self) -> dict[str, Any]:
-        return {"success": self.success, "played": self.played, "idle_steps": self.idle_steps,
-                "curriculum": self.curriculum.state_dict() if self.curriculum else {}}
+        return {
+            "success": self.success,
+            "played": self.played,
+            "idle_steps": self.idle_steps,
+            "curriculum": self.curriculum.state_dict() if self.curriculum else {},
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.success, self.played, self.idle_steps = state["success"], state["played"], state["idle_steps"]
         if self.curriculum is not None:
             self.curriculum.load_state_dict(state["curriculum"])
+
+
+def warm_start_environment(args: Any, infos: dict, count: int, out: Path, seed: int, progress: bool = True) -> Path:
+    """SFT of ``--env_model`` on ``count`` uniformly random valid specs of the games ``infos`` describes, saved to
+    ``out`` (with the agent's --sft_epochs, --sft_batch_size and --sft_learning_rate)."""
+    from gymverse.policy.tiny import resolve_pretrain
+    from gymverse.run.sft import fit_and_save
+
+    pairs = warm_start_pairs(infos, count, derive_seed(seed, 22))
+    result = fit_and_save(
+        resolve_pretrain(args.env_model),
+        lambda tokenizer: [
+            (prompt_text(args.env_prompt_template, content, tokenizer), spec) for content, spec in pairs
+        ],
+        args,
+        out,
+        seed,
+        args.device,
+        progress,
+    )
+    print(
+        f"Environment warm start: SFT on {result.pairs} random valid specs, "
+        f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}"
+    )
+    return Path(out)

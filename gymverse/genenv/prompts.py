@@ -34,8 +34,10 @@ def game_prompt(game: str, info: GameInfo, success: Mapping[int, float]) -> str:
     """The environment policy's prompt for one game; ``success``: the agent's latest rate per complexity."""
     params = ", ".join(f"{name} {low}..{high}" for name, (low, high) in info.ranges.items()) or "none"
     seen = ", ".join(f"c{level} {rate:.2f}" for level, rate in sorted(success.items())[-SHOWN_LEVELS:]) or "none yet"
-    return (f"Task JSON (game, complexity; optional seed, params)\ngame: {game}; complexity: 1..{info.highest}\n"
-            f"params: {params}\nagent success: {seen}\n")
+    return (
+        f"Task JSON (game, complexity; optional seed, params)\ngame: {game}; complexity: 1..{info.highest}\n"
+        f"params: {params}\nagent success: {seen}\n"
+    )
 
 
 def random_spec(rng: random.Random, game: str, info: GameInfo) -> GameSpec:
@@ -56,9 +58,16 @@ class UniformSpecs:
         self.games = dict(games)
         self.rng = random.Random(seed)
 
-    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        envs: Any = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
+    ) -> list[Generation]:
         games = [prompt_game(p, list(self.games)) for p in prompts]
-        return [Generation(spec_text(random_spec(self.rng, game, self.games[game]))) for game in games]
+        streams = [self.rng] * len(games) if rngs is None else rngs
+        return [Generation(spec_text(random_spec(rng, game, self.games[game]))) for game, rng in zip(games, streams)]
 
 
 class CurriculumSpecs:
@@ -68,7 +77,13 @@ class CurriculumSpecs:
     def __init__(self, games: Sequence[str], curriculum: Any) -> None:
         self.games, self.curriculum = list(games), curriculum
 
-    def generate(self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None) -> list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        envs: Any = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
+    ) -> list[Generation]:
         games = [prompt_game(p, self.games) for p in prompts]
         return [Generation(spec_text(GameSpec(game, self.curriculum.complexity(game)))) for game in games]
 
@@ -84,6 +99,7 @@ def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> li
         game = names[k % len(names)]
         levels = rng.sample(range(1, games[game].highest + 1), rng.randint(0, min(SHOWN_LEVELS, games[game].highest)))
         success = {level: rng.random() for level in levels}
-        pairs.append((game_prompt(game, games[game], success), spec_text(random_spec(rng, game, games[game]), short=True)))
+        pairs.append(
+            (game_prompt(game, games[game], success), spec_text(random_spec(rng, game, games[game]), short=True))
+        )
     return pairs
-

@@ -49,8 +49,10 @@ def load_task_template(path: str | None) -> str:
     try:
         template.format(task="", answer="")
     except (KeyError, IndexError, ValueError) as error:
-        raise BadInput(f"--task_template {path}: only {{task}} and {{answer}} may appear in braces ({error!r}); "
-                       "write literal braces as {{ and }}") from None
+        raise BadInput(
+            f"--task_template {path}: only {{task}} and {{answer}} may appear in braces ({error!r}); "
+            "write literal braces as {{ and }}"
+        ) from None
     if "{task}" not in template:
         raise BadInput(f"--task_template {path}: the template must contain {{task}}")
     return template

@@ -37,8 +37,14 @@ class WrittenTask:
         return self.reason is None
 
 
-def score(tasks: Sequence[WrittenTask], reward_fn: Callable[[float], float], invalid_reward: float,
-          alpha: float, k_min: float, band_filter: bool) -> list[TurnSample]:
+def score(
+    tasks: Sequence[WrittenTask],
+    reward_fn: Callable[[float], float],
+    invalid_reward: float,
+    alpha: float,
+    k_min: float,
+    band_filter: bool,
+) -> list[TurnSample]:
     """Set every task's reward, band and whether it trains; the environment policy's samples."""
     samples = []
     for task in tasks:
@@ -47,8 +53,15 @@ def score(tasks: Sequence[WrittenTask], reward_fn: Callable[[float], float], inv
         task.trained = bool(task.generation.response_ids) and not (band_filter and task.valid and not task.in_band)
         if task.trained:
             g = task.generation
-            turn = Turn(task.prompt, g.text, list(g.prompt_ids), list(g.response_ids), list(g.logprobs), task.reward,
-                        g.truncated)
+            turn = Turn(
+                task.prompt,
+                g.text,
+                list(g.prompt_ids),
+                list(g.response_ids),
+                list(g.logprobs),
+                task.reward,
+                g.truncated,
+            )
             samples.append(TurnSample(task.group, turn, task.reward))
     return samples
 
@@ -88,7 +101,14 @@ def summary(tasks: Sequence[WrittenTask]) -> dict[str, Any]:
 def task_record(step: int, task: WrittenTask, task_json: Any) -> dict[str, Any]:
     """One line of ``generated_tasks.jsonl``."""
     return {
-        "step": step, "group": task.group, "reply": task.generation.text[:2000], "valid": task.valid,
-        "reason": task.reason, "task": task_json, "p": task.p, "r_env": task.reward, "in_band": task.in_band,
+        "step": step,
+        "group": task.group,
+        "reply": task.generation.text[:2000],
+        "valid": task.valid,
+        "reason": task.reason,
+        "task": task_json,
+        "p": task.p,
+        "r_env": task.reward,
+        "in_band": task.in_band,
         "trained": task.trained,
     }

@@ -2,7 +2,7 @@
 
 Any policy spec writes (``tiny``, a Hugging Face folder, ``vllm:PATH``, ``openai:URL#MODEL``, and for the
 agent the scripted ``oracle`` / ``epsilon:P`` / ``random``). A Hugging Face model is trained with the native
-trainer's update step (:class:`gymverse.train.update.PolicyUpdate`); anything else is prompted only, and
+run loop's update step (:class:`gymverse.run.update.PolicyUpdate`); anything else is prompted only, and
 the loop logs the same rewards for it.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from gymverse.policy.base import Generation
 from gymverse.rollout import apply_template
 from gymverse.run.plan import TurnSample
-from gymverse.train.update import PolicyUpdate
+from gymverse.run.update import PolicyUpdate
 
 
 @dataclass
@@ -40,7 +40,15 @@ class Side:
         prompts = [self.prompt(content) for content in contents for _ in range(per_prompt)]
         return prompts, self.policy.generate(prompts, stop_at_box=False)
 
-    def learn(self, samples: Sequence[TurnSample], advantages: Sequence[float], order: random.Random) -> dict[str, float]:
+    def reference_kl(self, samples: Sequence[TurnSample], estimator: str) -> list[float]:
+        """Each sampled reply's summed per-token KL to the reference model (0 without one)."""
+        if self.update is None or self.update.reference is None:
+            return [0.0] * len(samples)
+        return self.update.reference_kl(samples, estimator)
+
+    def learn(
+        self, samples: Sequence[TurnSample], advantages: Sequence[float], order: random.Random
+    ) -> dict[str, float]:
         trainable = [k for k, s in enumerate(samples) if s.turn.response_ids]
         if self.update is None or not trainable:
             return {}
@@ -70,26 +78,43 @@ def prompt_text(template: str, content: str, tokenizer: Any) -> str:
 
 
 def load_side(
-    name: str, spec: str, settings: Any, total_updates: int, train: bool, template: str, seed: int,
-    stop_at_box: bool = False, reference: str | None = None,
+    name: str,
+    spec: str,
+    settings: Any,
+    total_updates: int,
+    train: bool,
+    template: str,
+    seed: int,
+    stop_at_box: bool = False,
+    reference: str | None = None,
 ) -> Side:
     """The side ``spec`` names, sampling with ``settings`` (temperature, top_p, generate_max_length, max_model_len,
-    device); trained when ``train`` and it is a Hugging Face model. ``reference`` adds the KL term's model. An
+    device, request_timeout, request_retries); trained when ``train`` and it is a Hugging Face model.
+    ``reference`` is the model of the KL terms (loaded when --beta or --kl_penalty_coef asks for one). An
     ``openai:`` endpoint with the ``chat`` template is asked through the chat API, so the server applies its own
     chat template (there is no tokenizer here to apply it)."""
     from gymverse.policy import load_policy
     from gymverse.policy.hf import HFPolicy, load_causal_lm
+    from gymverse.policy.tiny import resolve_pretrain
 
     policy = load_policy(
-        spec, temperature=settings.temperature, top_p=settings.top_p, max_model_len=settings.max_model_len,
-        generate_max_length=settings.generate_max_length, seed=seed, device=settings.device, stop_at_box=stop_at_box,
+        spec,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_model_len=settings.max_model_len,
+        generate_max_length=settings.generate_max_length,
+        seed=seed,
+        device=settings.device,
+        stop_at_box=stop_at_box,
         chat=template == "chat",
+        timeout_s=settings.request_timeout,
+        retries=settings.request_retries,
     )
     if not (train and isinstance(policy, HFPolicy)):
         return Side(name, policy, None, template)
     frozen = None
-    if reference is not None and settings.beta > 0:
-        frozen = load_causal_lm(reference, policy.model.dtype, settings.device)
+    if reference is not None and (settings.beta > 0 or settings.kl_penalty_coef > 0):
+        frozen = load_causal_lm(resolve_pretrain(reference), policy.model.dtype, settings.device)
         frozen.eval().requires_grad_(False)
     update = PolicyUpdate(policy.model, policy.tokenizer.pad_token_id, settings, total_updates, frozen)
     return Side(name, policy, update, template)
@@ -98,6 +123,12 @@ def load_side(
 def env_settings(args: Any) -> Any:
     """The environment policy's sampling and update settings: the agent's flags with the --env_* values."""
     return dataclasses.replace(
-        args, learning_rate=args.env_learning_rate, temperature=args.env_temperature,
-        generate_max_length=args.env_generate_max_length, max_model_len=None, beta=0.0, top_p=1.0,
+        args,
+        learning_rate=args.env_learning_rate,
+        temperature=args.env_temperature,
+        generate_max_length=args.env_generate_max_length,
+        max_model_len=None,
+        beta=0.0,
+        kl_penalty_coef=0.0,
+        top_p=1.0,
     )

@@ -95,7 +95,7 @@ def listed_tools(prompt: str) -> dict[str, dict[str, Any]]:
 def verify_tool_call(prompt: str, task: str, answer: str) -> str | None:
     calls = parse_tool_calls(answer)
     if not calls:
-        return "tool_call: the answer holds no well-formed <tool_call>{\"name\": ..., \"arguments\": ...}</tool_call>"
+        return 'tool_call: the answer holds no well-formed <tool_call>{"name": ..., "arguments": ...}</tool_call>'
     tools = listed_tools(prompt)
     if not tools:
         return None

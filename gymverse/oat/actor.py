@@ -21,11 +21,12 @@ from gymverse.oat.records import GameTransition
 from gymverse.oat.settings import global_actor_id
 from gymverse.oat.transitions import play_step
 from gymverse.rollout import Episode, collect_episodes, make_env_group
-from gymverse.run.config import eval_env_ids, eval_settings, register_env_dirs, train_env_ids, wrappers_spec
+from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.curriculum import apply_levels
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import env_group_seed
+from gymverse.run.prepare import register_env_dirs
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
 
@@ -38,12 +39,20 @@ class Actor(PPOActor):
         args = self.args
         register_env_dirs(args, log=logging.warning)  # --env_dir games, in this process too
         self.sampling_params = vllm.SamplingParams(
-            temperature=args.temperature, top_p=args.top_p, top_k=args.top_k,
-            max_tokens=args.generate_max_length, n=1, logprobs=1,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            top_k=args.top_k,
+            max_tokens=args.generate_max_length,
+            n=1,
+            logprobs=1,
         )
         self.eval_sampling_params = vllm.SamplingParams(
-            temperature=args.eval_temperature, top_p=args.eval_top_p, top_k=args.eval_top_k,
-            max_tokens=args.eval_generate_max_length, n=1, logprobs=1,
+            temperature=args.eval_temperature,
+            top_p=args.eval_top_p,
+            top_k=args.eval_top_k,
+            max_tokens=args.eval_generate_max_length,
+            n=1,
+            logprobs=1,
         )
         self.policy = ActorPolicy(self.sample, self.tokenizer)
         # Episodes whose prompt outgrows the context end as failures instead of failing the engine.
@@ -51,9 +60,13 @@ class Actor(PPOActor):
         self.table = EnvTable(train_env_ids(args))
         self.env_groups = {
             env_id: make_env_group(
-                env_id, args.num_env, wrappers_spec(args.wrappers), complexity=args.train_difficulty,
+                env_id,
+                args.num_env,
+                wrappers_spec(args.wrappers),
+                complexity=args.train_difficulty,
                 seed=env_group_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
-                tokenizer=self.tokenizer, async_mode=args.async_env,
+                tokenizer=self.tokenizer,
+                async_mode=args.async_env,
             )
             for i, env_id in enumerate(self.table.env_ids)
         }
@@ -69,8 +82,13 @@ class Actor(PPOActor):
     def play(self, env_id: str, call: int = 0) -> list[Episode]:
         """One episode on each copy of ``env_id``'s group, continuing its random stream."""
         return collect_episodes(
-            self.policy, self.env_groups[env_id], env_id, num_episodes=self.args.num_env,
-            template=self.args.prompt_template, max_model_len=self.max_model_len, tokenizer=self.tokenizer,
+            self.policy,
+            self.env_groups[env_id],
+            env_id,
+            num_episodes=self.args.num_env,
+            template=self.args.prompt_template,
+            max_model_len=self.max_model_len,
+            tokenizer=self.tokenizer,
         )
 
     @override
@@ -104,12 +122,23 @@ class Actor(PPOActor):
         wrappers, template = eval_settings(self.args)[env_id]
         if (env_id, complexity) not in self.eval_groups:
             self.eval_groups[env_id, complexity] = make_env_group(
-                env_id, min(self.args.eval_n, 32), wrappers, complexity=complexity, tokenizer=self.tokenizer,
+                env_id,
+                min(self.args.eval_n, 32),
+                wrappers,
+                complexity=complexity,
+                tokenizer=self.tokenizer,
             )
         ids = eval_env_ids(self.args)
-        seed = env_group_seed(self.args.seed + EVAL_SEED_OFFSET, self.actor_id, ids.index(env_id), len(ids),
-                              min(self.args.eval_n, 32))
+        seed = env_group_seed(
+            self.args.seed + EVAL_SEED_OFFSET, self.actor_id, ids.index(env_id), len(ids), min(self.args.eval_n, 32)
+        )
         return collect_episodes(
-            self.policy, self.eval_groups[env_id, complexity], env_id, num_episodes=num_episodes, template=template,
-            max_model_len=self.max_model_len, tokenizer=self.tokenizer, seed=seed,
+            self.policy,
+            self.eval_groups[env_id, complexity],
+            env_id,
+            num_episodes=num_episodes,
+            template=template,
+            max_model_len=self.max_model_len,
+            tokenizer=self.tokenizer,
+            seed=seed,
         )

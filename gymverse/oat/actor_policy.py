@@ -6,6 +6,7 @@ state), and each vLLM output becomes a ``Generation`` exactly as ``VLLMPolicy`` 
 cutting included. ``rollout.collect_episodes`` then plays the episodes as in the native trainer.
 """
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,8 +24,14 @@ class ActorPolicy(VLLMPolicy):
         self.stop_at_box = stop_at_box
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        if rngs is not None:
+            raise ValueError("an OAT actor samples with its engine's own seed; it takes no per-prompt rngs")
         stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
         outputs = self.sample(list(prompts))
         return [self._generation(list(o.prompt_token_ids), o.outputs[0], stop_at_box) for o in outputs]

@@ -8,7 +8,6 @@ whatever was played.
 from collections.abc import Mapping, Sequence
 
 
-
 def split_evenly(total: int, parts: int) -> list[int]:
     """``total`` items shared by ``parts`` workers, the first ones taking one more when it does not divide."""
     if parts < 1:
@@ -16,19 +15,28 @@ def split_evenly(total: int, parts: int) -> list[int]:
     return [total // parts + (i < total % parts) for i in range(parts)]
 
 
-def eval_rounds(env_ids: Sequence[str], levels: Sequence[int], episodes: int, num_actors: int,
-                ) -> list[list[tuple[int, str, int, int]]]:
+def eval_rounds(
+    env_ids: Sequence[str],
+    levels: Sequence[int],
+    episodes: int,
+    num_actors: int,
+) -> list[list[tuple[int, str, int, int]]]:
     """Per (environment, complexity) pair, one round of (actor index, env id, complexity, episodes)
     shares: each actor appears at most once in a round, and the shares of a round add up to ``episodes``."""
     return [
         [(actor, env_id, level, count) for actor, count in enumerate(split_evenly(episodes, num_actors)) if count]
-        for env_id in env_ids for level in levels
+        for env_id in env_ids
+        for level in levels
     ]
 
 
 def metric_keys(env_ids: Sequence[str], levels: Sequence[int]) -> list[str]:
-    keys = [f"eval/{env_id}/c{level}/{name}" for env_id in env_ids for level in levels
-            for name in ("accuracy", "mean_episode_len")]
+    keys = [
+        f"eval/{env_id}/c{level}/{name}"
+        for env_id in env_ids
+        for level in levels
+        for name in ("accuracy", "mean_episode_len")
+    ]
     return keys + ["eval/average/accuracy"]
 
 

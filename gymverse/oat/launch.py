@@ -13,7 +13,7 @@ from gymverse.oat.args import OATPerpoArgs
 from gymverse.oat.learner import Learner
 from gymverse.oat.settings import prepare_args
 from gymverse.policy.tiny import TINY, resolve_pretrain
-from gymverse.run.config import flags_as_typed, register_env_dirs
+from gymverse.run.prepare import prepare
 from gymverse.run.sft import warm_start
 
 
@@ -21,10 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = tyro.cli(OATPerpoArgs, args=argv, description="PERPO training on OAT (vLLM actors, DeepSpeed learners).")
     try:
-        register_env_dirs(args)
-        args = prepare_args(args)
+        prepare(args, argv, prepare_args)
     except BadInput as error:
-        print(f"error: {flags_as_typed(str(error), argv)}", file=sys.stderr)
+        print(f"error: {error}", file=sys.stderr)
         return 2
     pretrain = resolve_pretrain(TINY) if args.pretrain == TINY else args.pretrain
     if not args.resume_dir:  # a resumed run's weights come from its checkpoint

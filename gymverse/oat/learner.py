@@ -93,10 +93,15 @@ class Learner(PPOLearner):
         self.prompts_dataset = PromptSlots(prompt_slots(self.args))
         self.eval_prompts_dataset = PromptSlots(1)
         self.prompts_dataloader = strategy.setup_dataloader(
-            self.prompts_dataset, strategy.args.rollout_batch_size_per_device, shuffle=False,
+            self.prompts_dataset,
+            strategy.args.rollout_batch_size_per_device,
+            shuffle=False,
         )
         self.eval_prompts_dataloader = strategy.setup_dataloader(
-            self.eval_prompts_dataset, 1, shuffle=False, drop_last=False,
+            self.eval_prompts_dataset,
+            1,
+            shuffle=False,
+            drop_last=False,
         )
 
     @override
@@ -144,7 +149,10 @@ class Learner(PPOLearner):
         del response_masks
         returns = rewards.sum(-1)
         advantages = per_env_advantages(
-            returns.detach().cpu().numpy(), self.batch_env_ids, self.table, self.sum_across_ranks,
+            returns.detach().cpu().numpy(),
+            self.batch_env_ids,
+            self.table,
+            self.sum_across_ranks,
             normalize=self.args.norm_return,
         )
         return torch.as_tensor(advantages, dtype=returns.dtype, device=returns.device)
@@ -159,8 +167,10 @@ class Learner(PPOLearner):
             played = defaultdict(lambda: defaultdict(list))
             for jobs in eval_rounds(env_ids, levels, self.args.eval_n, len(self.actors)):
                 # one call per actor at a time: an actor's engine generates for one caller
-                futures = [(env_id, level, self.actors[actor].futures.play_eval(env_id, level, count))
-                           for actor, env_id, level, count in jobs]
+                futures = [
+                    (env_id, level, self.actors[actor].futures.play_eval(env_id, level, count))
+                    for actor, env_id, level, count in jobs
+                ]
                 for env_id, level, future in futures:
                     played[env_id][level] += future.result()
             records = [r for env_id in env_ids for r in self.run_files.log_eval(steps, env_id, played[env_id])]

@@ -15,18 +15,18 @@ from collections.abc import Callable
 
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import resume_point
-from gymverse.run.config import check_run_envs, validate_run_config
+from gymverse.run.config import validate_run_config
 
 MC_CRITICS = ("drgrpo", "grpo")
 
 
 def prepare_args(args, now_ns: Callable[[], int] = time.time_ns, visible_gpus: str | None = None):
-    """Validate ``args`` (our OAT args class) and fill in what OAT needs; raises :class:`BadInput`.
+    """Validate ``args`` (our OAT args class) and fill in what OAT needs; raises :class:`BadInput`. The launcher
+    runs it as ``gymverse.run.prepare.prepare``'s validation, which then checks the environment ids.
 
     ``visible_gpus`` is ``CUDA_VISIBLE_DEVICES`` (read from the environment when not given).
     """
     validate_run_config(args)
-    check_run_envs(args)
     if args.critic_type not in MC_CRITICS:
         raise BadInput(
             f"--critic_type {args.critic_type} learns a value critic; PERPO uses normalized returns, "
@@ -81,7 +81,9 @@ def size_rollout(args) -> None:
         logging.warning(
             "--rollout_batch_size %d is replaced by %d (--rollout_batch_size_per_device times the %d learner GPUs): "
             "every learner trains on what its actor played in one step, as in GymVerse",
-            args.rollout_batch_size, args.rollout_batch_size_per_device * learners, learners,
+            args.rollout_batch_size,
+            args.rollout_batch_size_per_device * learners,
+            learners,
         )
         args.rollout_batch_size = args.rollout_batch_size_per_device * learners
     if args.rollout_batch_size_per_device < 1:

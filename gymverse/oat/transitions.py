@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gymverse.rollout import Episode
-from gymverse.run.plan import TurnSample, play_until, plan_step, step_samples
+from gymverse.run.plan import TurnSample, plan_step, play_until, step_samples
 
 # The fields of OAT's TransitionData that transition_fields fills (the contract check holds OAT to them).
 TRANSITION_FIELDS = ("prompt", "prompt_ids", "response", "response_ids", "response_logprobs", "rewards", "loss_mask")
@@ -21,8 +21,13 @@ TRANSITION_FIELDS = ("prompt", "prompt_ids", "response", "response_ids", "respon
 # Summary of one actor step, attached to every record; OAT averages it across records and ranks,
 # so the keys must not depend on what was played.
 STEP_INFO_KEYS = (
-    "actor/num_episodes", "actor/mean_episode_len", "actor/mean_episode_success", "actor/mean_episode_return",
-    "actor/mean_complexity", "actor/context_overflow_rate", "actor/invalid_turn_rate",
+    "actor/num_episodes",
+    "actor/mean_episode_len",
+    "actor/mean_episode_success",
+    "actor/mean_episode_return",
+    "actor/mean_complexity",
+    "actor/context_overflow_rate",
+    "actor/invalid_turn_rate",
 )
 
 
@@ -36,15 +41,25 @@ def transition_fields(sample: TurnSample, ignore_no_eos: bool = False) -> dict:
     rewards = [0.0] * len(turn.response_ids)
     rewards[-1] = sample.ret
     return dict(
-        prompt=turn.prompt, prompt_ids=list(turn.prompt_ids), response=turn.response,
-        response_ids=list(turn.response_ids), response_logprobs=list(turn.logprobs), rewards=rewards,
-        loss_mask=not (ignore_no_eos and turn.invalid), env_id=sample.env_id,
+        prompt=turn.prompt,
+        prompt_ids=list(turn.prompt_ids),
+        response=turn.response,
+        response_ids=list(turn.response_ids),
+        response_logprobs=list(turn.logprobs),
+        rewards=rewards,
+        loss_mask=not (ignore_no_eos and turn.invalid),
+        env_id=sample.env_id,
     )
 
 
 def play_step(
-    args: Any, env_ids: Sequence[str], step: int, num_prompts: int, play: Callable[[str, int], list[Episode]],
-    ledger: Any, rng: random.Random,
+    args: Any,
+    env_ids: Sequence[str],
+    step: int,
+    num_prompts: int,
+    play: Callable[[str, int], list[Episode]],
+    ledger: Any,
+    rng: random.Random,
 ) -> list[dict]:
     """What one actor step hands the learners: one record per prompt it was given.
 

@@ -23,7 +23,14 @@ from gymverse.policy.tiny import not_a_model_folder
 POLICY_SPECS = ("tiny", "PATH", "oracle", "epsilon:P", "random", "openai:URL#MODEL", "vllm:PATH")
 
 __all__ = [
-    "EpsilonOraclePolicy", "Generation", "OraclePolicy", "POLICY_SPECS", "Policy", "RandomPolicy", "check_device", "check_policy",
+    "EpsilonOraclePolicy",
+    "Generation",
+    "OraclePolicy",
+    "POLICY_SPECS",
+    "Policy",
+    "RandomPolicy",
+    "check_device",
+    "check_policy",
     "load_policy",
 ]
 
@@ -70,12 +77,13 @@ def load_policy(
     num_threads: int | None = None,
     chat: bool = False,
     timeout_s: float = 120.0,
+    retries: int = 3,
 ) -> Policy:
     """The policy that ``spec`` names (see the module docstring); sampling settings apply to models.
 
     ``num_threads`` caps torch's CPU threads while a Hugging Face model samples (None: torch's default).
-    ``chat`` and ``timeout_s`` apply to ``openai:`` endpoints: the chat API instead of completions, and
-    how long one request may take.
+    ``chat``, ``timeout_s`` and ``retries`` apply to ``openai:`` endpoints: the chat API instead of completions,
+    how long one request may take, and how often a failed request is tried again.
     """
     check_policy(spec)
     kind, _, rest = spec.partition(":")
@@ -90,12 +98,24 @@ def load_policy(
         from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 
         return OpenAICompatiblePolicy(
-            base_url, model, api_key=api_key, temperature=temperature, top_p=top_p,
-            max_tokens=generate_max_length, stop_at_box=stop_at_box, chat=chat, timeout=timeout_s,
+            base_url,
+            model,
+            api_key=api_key,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=generate_max_length,
+            stop_at_box=stop_at_box,
+            chat=chat,
+            timeout=timeout_s,
+            retries=retries,
         )
     sampling = dict(
-        temperature=temperature, top_p=top_p, max_model_len=max_model_len,
-        generate_max_length=generate_max_length, seed=seed, stop_at_box=stop_at_box,
+        temperature=temperature,
+        top_p=top_p,
+        max_model_len=max_model_len,
+        generate_max_length=generate_max_length,
+        seed=seed,
+        stop_at_box=stop_at_box,
     )
     if kind == "vllm":
         from gymverse.policy.vllm_policy import VLLMPolicy

@@ -1,5 +1,6 @@
 """The one interface every policy implements: prompts in, replies out."""
 
+import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
@@ -16,12 +17,18 @@ class Generation:
 
 class Policy(Protocol):
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
         """One reply per prompt. ``prompts`` are final text (templates already applied).
 
         ``envs`` are the unwrapped games the prompts come from, for policies that read the
         game state (the oracle); model policies ignore them. ``stop_at_box`` ends each reply once
-        it holds a complete ``\\boxed{...}`` command (None: the policy's own setting).
+        it holds a complete ``\\boxed{...}`` command (None: the policy's own setting). ``rngs``, one
+        per prompt, are where each reply's random draws come from, so a reply does not depend on
+        the draws of the others (None: the policy's own random stream).
         """
         ...

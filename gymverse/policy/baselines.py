@@ -2,7 +2,8 @@
 
 They read the unwrapped game passed to ``generate`` (``envs``) and reply with a boxed command; they
 have no tokens, so their generations carry text only. Their moves are the env contract's players
-(:mod:`gymverse.env.players`).
+(:mod:`gymverse.env.players`); the random ones draw from the ``rngs`` passed to ``generate``, one
+per prompt, else from the policy's own stream.
 """
 
 import random
@@ -12,13 +13,22 @@ from gymverse.env.players import epsilon_solver_move, random_move
 from gymverse.policy.base import Generation
 
 
+def _streams(rngs: Sequence[random.Random] | None, own: random.Random, count: int) -> Sequence[random.Random]:
+    if rngs is None:
+        return [own] * count
+    if len(rngs) != count:
+        raise ValueError(f"pass one rng per prompt: {count} prompts, {len(rngs)} rngs")
+    return rngs
+
+
 def _games(envs: Sequence[Any] | None, prompts: Sequence[str], who: str, solver: bool = False) -> Sequence[Any]:
     if envs is None or len(envs) != len(prompts):
         raise ValueError(f"the {who} policy plays from the game state: pass one env per prompt as `envs`")
     for env in envs if solver else ():
         if not hasattr(env, "oracle_action"):
-            raise TypeError(f"{type(env).__name__} has no reference solver (oracle_action); "
-                            f"the {who} policy cannot play it")
+            raise TypeError(
+                f"{type(env).__name__} has no reference solver (oracle_action); the {who} policy cannot play it"
+            )
     return envs
 
 
@@ -27,7 +37,7 @@ class OraclePolicy:
 
     plays_the_solver = True
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None, rngs=None):
         return [Generation(env.oracle_action()) for env in _games(envs, prompts, "oracle", solver=True)]
 
 
@@ -42,9 +52,10 @@ class EpsilonOraclePolicy:
         self.epsilon = epsilon
         self.rng = random.Random(seed)
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None, rngs=None):
         games = _games(envs, prompts, "epsilon-oracle", solver=True)
-        return [Generation(epsilon_solver_move(env, self.rng, self.epsilon)) for env in games]
+        streams = _streams(rngs, self.rng, len(games))
+        return [Generation(epsilon_solver_move(env, rng, self.epsilon)) for env, rng in zip(games, streams)]
 
 
 class RandomPolicy:
@@ -53,5 +64,6 @@ class RandomPolicy:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None):
-        return [Generation(random_move(env, self.rng)) for env in _games(envs, prompts, "random")]
+    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box=None, rngs=None):
+        games = _games(envs, prompts, "random")
+        return [Generation(random_move(env, rng)) for env, rng in zip(games, _streams(rngs, self.rng, len(games)))]

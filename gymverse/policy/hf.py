@@ -6,6 +6,7 @@ temperature and top-p), every prompt gets its own length budget under ``max_mode
 rows leave the batch, and replies can stop once their ``\\boxed{...}`` command closes.
 """
 
+import random
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -25,8 +26,8 @@ def left_padded(rows: Sequence[Sequence[int]], pad_id: int, device: Any):
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     for i, row in enumerate(rows):
         if row:
-            ids[i, width - len(row):] = torch.tensor(row, dtype=torch.long)
-            mask[i, width - len(row):] = 1
+            ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
+            mask[i, width - len(row) :] = 1
     positions = (mask.cumsum(-1) - 1).clamp(min=0)
     return ids.to(device), mask.to(device), positions.to(device)
 
@@ -66,6 +67,19 @@ def prompt_forward(model, prompts: Sequence[Sequence[int]], pad_id: int, cache_n
     return out.logits[rows, -1], cache, mask[rows], positions[rows]
 
 
+def inverse_cdf_draw(probs, uniforms):
+    """One token per row of ``probs`` ``(rows, vocab)``, drawn with that row's number in ``uniforms`` ``[0, 1)``.
+
+    The token is the first whose cumulative probability exceeds ``uniform * total``: a draw from the row's
+    distribution that reads one number and no other row. A token of probability zero is never drawn (the
+    cumulative sum does not grow there, and ``uniform < 1`` keeps ``uniform * total`` below the total).
+    """
+    import torch
+
+    cdf = probs.double().cumsum(-1)
+    return torch.searchsorted(cdf, (uniforms * cdf[:, -1])[:, None], right=True).squeeze(-1)
+
+
 def sequence_logprobs(model, prompt_ids, response_ids, temperature: float = 1.0, pad_id: int = 0):
     """Per-token log-probabilities of each response given its prompt under ``model``.
 
@@ -100,10 +114,14 @@ def _whole_row_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
     rows = [list(p) + list(r) + [pad_id] * (width - len(r)) for p, r in zip(prompt_ids, response_ids)]
     ids, mask, positions = left_padded(rows, pad_id, model.device)
     for i, r in enumerate(response_ids):  # the right padding is not attended to
-        mask[i, mask.shape[1] - (width - len(r)):] = 0
+        mask[i, mask.shape[1] - (width - len(r)) :] = 0
     # Logits at positions -width-1 .. -2 predict the response tokens at -width .. -1.
     logits = model(
-        input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=width + 1, use_cache=False,
+        input_ids=ids,
+        attention_mask=mask,
+        position_ids=positions,
+        logits_to_keep=width + 1,
+        use_cache=False,
     ).logits
     return logits[:, :-1]
 
@@ -119,8 +137,9 @@ def _continued_logits(model, prompt_ids, response_ids, width: int, pad_id: int):
     ids = right_padded(response_ids, width, pad_id, model.device)[:, :-1]  # each but the last predicts the next
     mask = torch.cat([mask, response_mask(response_ids, model.device)[:, : width - 1].to(mask.dtype)], dim=-1)
     positions = positions[:, -1:] + 1 + torch.arange(width - 1, device=model.device)
-    rest = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                 **{cache_name: cache}).logits
+    rest = model(
+        input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **{cache_name: cache}
+    ).logits
     return torch.cat([first[:, None], rest], dim=1)
 
 
@@ -241,8 +260,19 @@ class HFPolicy:
         return self.tokenizer.encode(text, add_special_tokens=False)
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        """Replies drawn from ``self.generator``, or with ``rngs`` one uniform number per token from the row's own rng.
+
+        A row's draws then do not depend on the other rows; its logits still may, in the last bits of
+        floating point, so the same rows in the same batches give the same replies.
+        """
+        if rngs is not None and len(rngs) != len(prompts):
+            raise ValueError(f"pass one rng per prompt: {len(prompts)} prompts, {len(rngs)} rngs")
         stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
         encoded = [self.encode(p) for p in prompts]
         budgets = [min(self.generate_max_length, self.max_model_len - len(ids)) for ids in encoded]
@@ -254,17 +284,23 @@ class HFPolicy:
         order = sorted((i for i in range(len(prompts)) if results[i] is None), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), self.batch_size):
             chunk = order[start : start + self.batch_size]
-            replies = self._sample([encoded[i] for i in chunk], [budgets[i] for i in chunk], stop_at_box)
+            replies = self._sample(
+                [encoded[i] for i in chunk],
+                [budgets[i] for i in chunk],
+                stop_at_box,
+                None if rngs is None else [rngs[i] for i in chunk],
+            )
             for i, (response_ids, logprobs, truncated) in zip(chunk, replies):
                 text = self.tokenizer.decode(response_ids, skip_special_tokens=True)
                 results[i] = Generation(text, encoded[i], response_ids, logprobs, truncated)
         return results
 
-    def _draw(self, logits):
+    def _draw(self, logits, rngs: Sequence[random.Random] | None):
         """Draw one token per row: ``(tokens, their log-probabilities)`` under the sampling distribution.
 
         The distribution is the logits after temperature, then top-p; ``temperature=0`` takes the
-        most likely token, scored under the untempered model.
+        most likely token, scored under the untempered model. Rows draw from ``self.generator``, or
+        each from its own rng in ``rngs``.
         """
         import torch
 
@@ -278,10 +314,16 @@ class HFPolicy:
 
                 logits = TopPLogitsWarper(self.top_p)(None, logits)
             logprobs = torch.log_softmax(logits, dim=-1)
-            tokens = torch.multinomial(logprobs.exp(), 1, generator=self.generator).squeeze(-1)
+            if rngs is None:
+                tokens = torch.multinomial(logprobs.exp(), 1, generator=self.generator).squeeze(-1)
+            else:
+                uniforms = torch.tensor([rng.random() for rng in rngs], dtype=torch.float64, device=logits.device)
+                tokens = inverse_cdf_draw(logprobs.exp(), uniforms)
         return tokens, logprobs.gather(-1, tokens[:, None]).squeeze(-1)
 
-    def _sample(self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool):
+    def _sample(
+        self, prompts: list[list[int]], budgets: list[int], stop_at_box: bool, rngs: list[random.Random] | None
+    ):
         """Sample one reply per prompt: ``[(response_ids, logprobs, truncated)]`` in prompt order."""
         import torch
 
@@ -297,10 +339,12 @@ class HFPolicy:
         try:
             with torch.inference_mode():
                 cache = reserved_cache(self.model, max(budgets))
-                logits, cache, mask, positions = prompt_forward(self.model, prompts, self.pad_id, self.cache_name, cache)
+                logits, cache, mask, positions = prompt_forward(
+                    self.model, prompts, self.pad_id, self.cache_name, cache
+                )
                 next_position = positions[:, -1] + 1
                 while True:
-                    tokens, logprobs = self._draw(logits.float())
+                    tokens, logprobs = self._draw(logits.float(), None if rngs is None else [rngs[p] for p in rows])
                     keep = []  # rows whose reply goes on
                     for row, (p, token, logprob) in enumerate(zip(rows, tokens.tolist(), logprobs.tolist())):
                         response, response_logprobs = replies[p]
@@ -321,8 +365,11 @@ class HFPolicy:
                         rows = [rows[row] for row in keep]
                     mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=-1)
                     logits = self.model(
-                        input_ids=tokens[:, None], attention_mask=mask, position_ids=next_position[:, None],
-                        use_cache=True, **{self.cache_name: cache},
+                        input_ids=tokens[:, None],
+                        attention_mask=mask,
+                        position_ids=next_position[:, None],
+                        use_cache=True,
+                        **{self.cache_name: cache},
                     ).logits[:, -1]
                     next_position = next_position + 1
         finally:

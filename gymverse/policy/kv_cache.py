@@ -66,7 +66,10 @@ class ReservedLayer(_dynamic_layer()):
     def batch_select_indices(self, indices: Any) -> None:
         if self.is_initialized:  # the filled part only: the room ahead holds nothing yet
             size = self.key_buffer.shape[-2]
-            self.key_buffer, self.value_buffer = self._buffer(self.keys[indices], size), self._buffer(self.values[indices], size)
+            self.key_buffer, self.value_buffer = (
+                self._buffer(self.keys[indices], size),
+                self._buffer(self.values[indices], size),
+            )
             self._expose()
 
     def _expose(self) -> None:

@@ -6,10 +6,12 @@ next to a byte-level tokenizer with a Qwen-style chat template. Everything downs
 with ``AutoModelForCausalLM`` / ``AutoTokenizer`` like any real checkpoint.
 """
 
-import json
+import hashlib
 import os
 import shutil
 from pathlib import Path
+
+from gymverse import cache
 
 TINY = "tiny"
 
@@ -29,8 +31,6 @@ TINY_ARCHITECTURE = dict(
     max_position_embeddings=8192,
     tie_word_embeddings=True,
 )
-# Written into the built folder; a folder built with other settings is rebuilt.
-BUILD_MARK = "gymverse_tiny.json"
 
 
 def build_tiny_tokenizer():
@@ -46,7 +46,9 @@ def build_tiny_tokenizer():
     backend.decoder = decoders.ByteLevel()
     backend.add_special_tokens(SPECIAL_TOKENS)
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+        tokenizer_object=backend,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
         additional_special_tokens=["<|im_start|>"],
     )
     tokenizer.chat_template = CHAT_TEMPLATE
@@ -72,24 +74,26 @@ def build_tiny_model(path: str | Path, seed: int = 0) -> Path:
         torch.manual_seed(seed)
         model = LlamaForCausalLM(config)
     model.generation_config = GenerationConfig(
-        eos_token_id=eos_ids, pad_token_id=tokenizer.pad_token_id, do_sample=True, temperature=1.0, top_p=1.0,
+        eos_token_id=eos_ids,
+        pad_token_id=tokenizer.pad_token_id,
+        do_sample=True,
+        temperature=1.0,
+        top_p=1.0,
         top_k=0,
     )
     path.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
-    (path / BUILD_MARK).write_text(_build_mark(seed))
     return path
 
 
-def _build_mark(seed: int) -> str:
-    return json.dumps({"seed": seed, **TINY_ARCHITECTURE}, sort_keys=True)
+def build_key() -> str:
+    """A short hash of what the built folder depends on: this module's code and settings, and the versions of
+    the packages that initialise the weights and write the tokenizer."""
+    from importlib.metadata import version
 
-
-def default_cache_dir() -> Path:
-    if os.environ.get("GYMVERSE_CACHE"):
-        return Path(os.environ["GYMVERSE_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gymverse"
+    makers = " ".join(version(package) for package in ("torch", "transformers", "tokenizers"))
+    return hashlib.sha256(Path(__file__).read_bytes() + makers.encode()).hexdigest()[:12]
 
 
 def not_a_model_folder(spec: str) -> str | None:
@@ -98,24 +102,29 @@ def not_a_model_folder(spec: str) -> str | None:
     if spec == TINY or (folder / "config.json").is_file():
         return None
     hint = "it does not exist" if not folder.exists() else "it has no config.json"
-    return (f"{spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
-            f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)")
+    return (
+        f"{spec!r} is not a Hugging Face model folder ({hint}); give a local checkpoint folder "
+        f"or {TINY!r} for the built-in tiny model (no weights can be downloaded here)"
+    )
 
 
 def resolve_pretrain(spec: str, cache_dir: str | Path | None = None, flag: str = "--pretrain") -> Path:
     """The model folder that ``--pretrain spec`` names (``flag`` names the option in the error).
 
-    ``"tiny"`` is built once into ``<cache_dir>/tiny`` (default cache dir: ``$GYMVERSE_CACHE``, else
-    ``~/.cache/gymverse``) and reused; any other spec must be an existing Hugging Face model folder.
+    ``"tiny"`` is built once into ``<cache_dir>/tiny-<build_key()>`` (default cache dir: ``$GYMVERSE_CACHE``,
+    else ``$XDG_CACHE_HOME/gymverse`` or ``~/.cache/gymverse``) and reused: a folder that other code or other
+    package versions built has another name, so it is never taken for this one. Any other spec must be an
+    existing Hugging Face model folder.
     """
     if spec == TINY:
-        folder = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / TINY
-        mark = folder / BUILD_MARK
-        if not (mark.is_file() and mark.read_text() == _build_mark(seed=0)):
+        folder = (Path(cache_dir) if cache_dir is not None else cache.cache_dir()) / f"{TINY}-{build_key()}"
+        if not folder.is_dir():
             # Build beside it and move into place, so a reader never sees a half-written folder.
             staging = build_tiny_model(folder.parent / f".tiny-build-{os.getpid()}")
-            shutil.rmtree(folder, ignore_errors=True)
-            staging.rename(folder)
+            try:
+                staging.rename(folder)
+            except OSError:  # another process moved its build into place first
+                shutil.rmtree(staging)
         return folder
     problem = not_a_model_folder(spec)
     if problem:

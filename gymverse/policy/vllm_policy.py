@@ -1,6 +1,7 @@
 """A model served in-process by vLLM (GPU machines): fast batched sampling with log-probabilities."""
 
 import dataclasses
+import random
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -45,8 +46,11 @@ class VLLMPolicy:
         if "logprobs_mode" in {f.name for f in dataclasses.fields(vllm.EngineArgs)}:
             engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
         self.llm = vllm.LLM(
-            model=str(self.path), max_model_len=max_model_len, seed=0 if seed is None else seed,
-            gpu_memory_utilization=gpu_memory_utilization, enable_prefix_caching=enable_prefix_caching,
+            model=str(self.path),
+            max_model_len=max_model_len,
+            seed=0 if seed is None else seed,
+            gpu_memory_utilization=gpu_memory_utilization,
+            enable_prefix_caching=enable_prefix_caching,
             **engine_kwargs,
         )
         self.tokenizer = self.llm.get_tokenizer()
@@ -60,8 +64,13 @@ class VLLMPolicy:
         return len(self.tokenizer.encode(text, add_special_tokens=False))
 
     def generate(
-        self, prompts: Sequence[str], envs: Sequence[Any] | None = None, stop_at_box: bool | None = None,
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
+        """With ``rngs``, each request carries a seed drawn from its prompt's rng (vLLM's per-request seed)."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
@@ -77,7 +86,13 @@ class VLLMPolicy:
             outputs = self.llm.generate(
                 [TokensPrompt(prompt_token_ids=encoded[i]) for i in todo],
                 sampling_params=[
-                    SamplingParams(temperature=self.temperature, top_p=self.top_p, max_tokens=budgets[i], logprobs=0)
+                    SamplingParams(
+                        temperature=self.temperature,
+                        top_p=self.top_p,
+                        max_tokens=budgets[i],
+                        logprobs=0,
+                        seed=None if rngs is None else rngs[i].getrandbits(31),
+                    )
                     for i in todo
                 ],
                 use_tqdm=False,

@@ -1,8 +1,14 @@
 """The run core: what every trainer stands on (the native one in ``gymverse/train/``, the OAT backend in
-``gymverse/oat/``, and the co-evolution and experiment loops built on them).
+``gymverse/oat/``, GenEnv's co-evolution in ``gymverse/genenv/``, and the experiments built on them).
 
 * ``config``: ``RunConfig``, the flags every trainer reads the same way, their checks and what follows
-  from them (training and evaluation ids, evaluation levels and settings, curriculum parameters);
+  from them (training and evaluation ids, evaluation levels and settings, curriculum parameters), and
+  ``LoopConfig``, the flags of the in-process run loop;
+* ``prepare``: the checks every command that trains runs before it loads anything (values, ``--env_dir``
+  folders, ids), naming flags as the user typed them;
+* ``loop``: ``RunLoop``, the run loop of the in-process trainers (resume, seeding, wandb, progress,
+  evaluation and save cadence, Ctrl-C, trainer state, figure); each trainer supplies its step;
+* ``update``: ``PolicyUpdate``, the PPO-clip update step of an in-process model;
 * ``plan``: one step's plan: which environments it plays (``plan_step``), playing until the step's
   share of turns (``play_until``), the turns to learn from with their returns (``turn_samples``,
   ``take``), and the seeds of the games;

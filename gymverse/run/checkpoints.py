@@ -3,8 +3,9 @@
 Layout (OAT's): ``<save_path>/<run_name>/saved_models/step_XXXXX/`` holds ``save_pretrained``
 checkpoints, at most ``max_save_num`` of them; ``trainer_state.pt`` beside it holds everything
 else a resumed run needs (step, optimizer, scheduler, RNG states, curriculum, log offsets) and
-names the checkpoint it goes with. Both are written to a temporary name and renamed into place, so
-a run killed at any moment leaves the previous state intact. A checkpoint written by OAT's DeepSpeed
+names the checkpoint it goes with. Both are written to a temporary name and renamed into place (the
+temporary one removed when writing fails), so a run killed at any moment, or out of disk, leaves the
+previous state intact. A checkpoint written by OAT's DeepSpeed
 gets ``run_state.json`` beside it (:func:`save_run_state`), which :func:`resume_point` reads back.
 """
 
@@ -35,7 +36,8 @@ def resolve_run_dir(save_path: str | os.PathLike, run_name: str, resume: bool) -
     root = Path(save_path)
     if resume:
         candidates = [
-            p for p in root.glob(f"{glob_escape(run_name)}*")
+            p
+            for p in root.glob(f"{glob_escape(run_name)}*")
             if (p.name == run_name or re.fullmatch(re.escape(run_name) + r"_\d{8}-\d{6}(_\d+)?", p.name))
             and (p / STATE_FILE).is_file()
         ]
@@ -73,9 +75,13 @@ def save_checkpoint(run_dir: Path, step: int, model: Any, tokenizer: Any) -> Pat
     final = folder / step_dir_name(step)
     staging = folder / f".{step_dir_name(step)}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    model.save_pretrained(staging)
-    tokenizer.save_pretrained(staging)
+    try:
+        staging.mkdir(parents=True)
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     shutil.rmtree(final, ignore_errors=True)
     staging.rename(final)
     return final
@@ -113,8 +119,12 @@ def save_trainer_state(run_dir: Path, state: dict[str, Any]) -> Path:
 
     path = Path(run_dir) / STATE_FILE
     staging = path.with_suffix(".tmp")
-    torch.save(state, staging)
-    os.replace(staging, path)
+    try:
+        torch.save(state, staging)
+        os.replace(staging, path)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise
     return path
 
 

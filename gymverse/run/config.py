@@ -9,7 +9,6 @@ refuses values no trainer can run with, naming the flag as the user typed it.
 """
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Optional
 
@@ -245,50 +244,27 @@ class RunConfig:
     """Accepted for OAT's command lines; no effect: the games' prompts come from --prompt_template."""
 
 
-def register_env_dirs(config, log=print) -> None:
-    """Register the games of each ``--env_dir`` folder (jailed unless ``--trusted``; call it in every process
-    that plays them) under the ids ``register_env_dir`` gives; a file or class that fails is reported through
-    ``log``, the others register."""
-    from gymverse.sandbox import register_env_dir
+@dataclass
+class LoopConfig(RunConfig):
+    """The run configuration of a trainer on the in-process run loop (``gymverse.run.loop``): the PERPO trainer
+    and GenEnv's co-evolution. Adds where the models run and whether the run continues a saved one."""
 
-    for folder in config.env_dir:
-        try:
-            report = register_env_dir(folder, trusted=config.trusted)
-        except (BadInput, FileNotFoundError) as error:
-            raise BadInput(f"--env_dir {folder}: {error}") from None
-        for what, error in report.failed.items():
-            log(f"--env_dir {folder}: {what} was not registered: {error}")
-
-
-def flags_as_typed(message: str, argv: list[str]) -> str:
-    """``message`` with each ``--flag`` it names spelled as the user typed it (``--a-b`` or ``--a_b``)."""
-    typed = {token[2:].split("=", 1)[0].replace("-", "_"): token.split("=", 1)[0]
-             for token in argv if token.startswith("--")}
-    return re.sub(r"--([A-Za-z][\w-]*)", lambda m: typed.get(m.group(1).replace("-", "_"), m.group(0)), message)
+    device: str = "cpu"
+    """Torch device of the model (e.g. cpu, cuda)."""
+    cpu_threads: int = 1
+    """Torch threads on a CPU (0: torch's default); small models run fastest on one, also beside other work."""
+    resume: bool = False
+    """Continue the latest run folder named --wb_run_name from its last checkpoint."""
+    kl_loss_type: Literal["low_var_kl", "kl", "abs", "mse"] = "low_var_kl"
+    """Estimator of the KL penalty that --beta weighs (veRL's kl_loss_type): low_var_kl (k3, clipped to 10), kl
+    (k1), abs or mse (k2)."""
+    eval_before_train: bool = True
+    """Evaluate before the first step (GenEnv: trainer.val_before_train)."""
 
 
 def wrappers_spec(spec: str) -> str:
     """GEM's wrapper list from a flag value ("none" is no wrapper)."""
     return "" if spec.strip().lower() in ("", "none") else spec
-
-
-def check_run_envs(config) -> None:
-    """Raise :class:`BadInput` for an unknown training or evaluation id (with a "did you mean") or a complexity
-    flag above a game's highest complexity."""
-    import gymverse  # noqa: F401  (registers the built-in games)
-    from gymverse.env import highest_complexity, registered_ids
-    from gymverse.errors import require_known
-
-    known = registered_ids()
-    require_known(train_env_ids(config), known, flag="--env_id")
-    require_known(split_env_ids(config.eval_envs), known, flag="--eval_envs")
-    asked = [("--train_difficulty", train_env_ids(config), [config.train_difficulty]),
-             ("--eval_difficulty", eval_env_ids(config), eval_levels(config))]
-    for flag, env_ids, complexities in asked:
-        for env_id in env_ids:
-            highest = highest_complexity(env_id)
-            if highest is not None and max(complexities) > highest:
-                raise BadInput(f"{flag} {max(complexities)} is above {env_id}'s highest complexity, {highest}")
 
 
 def train_env_ids(config) -> list[str]:
@@ -324,11 +300,16 @@ def eval_settings(config) -> dict[str, tuple[str, str]]:
 
 def curriculum_params(config) -> dict:
     """Keyword arguments of ``gymverse.curriculum.make_curriculum`` for ``config.curriculum``."""
-    bounds = dict(start=config.train_difficulty, min_complexity=config.min_difficulty,
-                  max_complexity=config.max_difficulty)
+    bounds = dict(
+        start=config.train_difficulty, min_complexity=config.min_difficulty, max_complexity=config.max_difficulty
+    )
     own = {
-        "threshold": dict(up_threshold=config.up_threshold, down_threshold=config.down_threshold,
-                          up_steps=config.up_steps, down_steps=config.down_steps),
+        "threshold": dict(
+            up_threshold=config.up_threshold,
+            down_threshold=config.down_threshold,
+            up_steps=config.up_steps,
+            down_steps=config.down_steps,
+        ),
         "alpha": dict(alpha=config.alpha, k_min=config.k_min),
         "ratchet": dict(accuracy=config.ratchet_accuracy, min_episodes=config.ratchet_min_episodes),
         "uniform": dict(seed=config.seed),
@@ -358,8 +339,14 @@ def validate_run_config(config) -> None:
     if not levels or min(levels) < 1:
         raise BadInput(f"--eval_difficulty needs complexities >= 1, got {config.eval_difficulty!r}")
     eval_settings(config)  # raises on a bad --eval_wrappers / --eval_prompt_templates
-    for name in ("rollout_batch_size", "train_batch_size", "train_batch_size_per_device", "num_ppo_epochs",
-                 "generate_max_length", "max_save_num"):
+    for name in (
+        "rollout_batch_size",
+        "train_batch_size",
+        "train_batch_size_per_device",
+        "num_ppo_epochs",
+        "generate_max_length",
+        "max_save_num",
+    ):
         if getattr(config, name) < 1:
             raise BadInput(f"--{name} must be at least 1, got {getattr(config, name)}")
     if config.train_batch_size % config.train_batch_size_per_device:
@@ -378,3 +365,10 @@ def validate_run_config(config) -> None:
         raise BadInput(f"--temperature must be positive for sampling, got {config.temperature}")
     if not math.isfinite(config.learning_rate) or config.learning_rate < 0:
         raise BadInput(f"--learning_rate must be a non-negative number, got {config.learning_rate}")
+
+
+def validate_loop_config(config) -> None:
+    """:func:`validate_run_config`, and the run loop's own flags."""
+    validate_run_config(config)
+    if config.cpu_threads < 0:
+        raise BadInput(f"--cpu_threads must be 0 (torch's default) or more, got {config.cpu_threads}")

@@ -7,6 +7,7 @@ ranks (the OAT learner passes its DeepSpeed strategy's all-reduce; one process p
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ class EnvTable:
             raise KeyError(f"{env_id!r} is not one of the training environments {self.env_ids}")
         return self.row[env_id]
 
-    def moments(self, values: Sequence[float], env_ids: Sequence[str]) -> np.ndarray:
+    def moments(self, values: Sequence[float] | np.ndarray, env_ids: Sequence[str]) -> np.ndarray:
         """(count, sum, sum of squares) of ``values`` per environment, one row per training env."""
         table = np.zeros((len(self.env_ids), 3))
         for env_id, moment in env_moments(values, env_ids).items():
@@ -36,8 +37,11 @@ class EnvTable:
         return table
 
     def moments_dict(self, table: np.ndarray) -> dict[str, tuple[int, float, float]]:
-        return {env_id: (int(round(row[0])), float(row[1]), float(row[2]))
-                for env_id, row in zip(self.env_ids, table) if row[0] > 0}
+        return {
+            env_id: (int(round(row[0])), float(row[1]), float(row[2]))
+            for env_id, row in zip(self.env_ids, table)
+            if row[0] > 0
+        }
 
     def tally(self, episodes: Sequence) -> np.ndarray:
         """Episodes, successes, summed lengths and summed returns per environment (columns ``TALLY_COLUMNS``)."""
@@ -64,10 +68,17 @@ def per_env_advantages(
 
     Every rank must call this the same number of times, since it runs one collective.
     """
-    returns = np.asarray(returns, dtype=np.float64)
+    values = np.asarray(returns, dtype=np.float64)
     if not normalize:
-        return returns
-    moments = table.moments(returns, env_ids)
+        return values
+    moments = table.moments(values, env_ids)
     if sum_across_ranks is not None:
         moments = np.asarray(sum_across_ranks(moments), dtype=np.float64)
-    return normalize_per_env(returns, env_ids, table.moments_dict(moments), eps=eps)
+    return normalize_per_env(values, env_ids, table.moments_dict(moments), eps=eps)
+
+
+def advantages_of(samples: Sequence[Any], table: EnvTable, normalize: bool = True) -> list[float]:
+    """PERPO advantages of one process's batch of ``TurnSample`` s: returns normalized per environment."""
+    return per_env_advantages(
+        [s.ret for s in samples], [s.env_id for s in samples], table, normalize=normalize
+    ).tolist()

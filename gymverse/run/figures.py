@@ -58,13 +58,24 @@ def plot_training_curves(run_dir: str | Path, path: str | Path | None = None, wi
         color = colors[k % len(colors)]
         name = env_id.split(":")[-1]
         steps = [r["step"] for r in rows]
-        top.plot(steps, _smooth([r["mean_episode_success"] for r in rows], window), color=color,
-                 label=f"{name} (training, mean of {window} steps)")
+        top.plot(
+            steps,
+            _smooth([r["mean_episode_success"] for r in rows], window),
+            color=color,
+            label=f"{name} (training, mean of {window} steps)",
+        )
         bottom.step(steps, [r["complexity"] for r in rows], where="post", color=color, label=name)
         for (eval_env, level), points in sorted(evals.items()):
             if eval_env == env_id:
-                top.plot([p["step"] for p in points], [p["accuracy"] for p in points], "o--", color=color,
-                         alpha=0.6, markersize=4, label=f"{name} (eval, complexity {level})")
+                top.plot(
+                    [p["step"] for p in points],
+                    [p["accuracy"] for p in points],
+                    "o--",
+                    color=color,
+                    alpha=0.6,
+                    markersize=4,
+                    label=f"{name} (eval, complexity {level})",
+                )
     top.set_ylabel("episode success")
     top.set_ylim(-0.03, 1.03)
     top.legend(fontsize=7, loc="lower right")

@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 LOGS = ("actor_env_metrics.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl")
 
@@ -35,9 +35,13 @@ TOKEN_FIELDS = ("prompt_ids", "response_ids", "logprobs")
 
 def episode_record(episode: Any) -> dict[str, Any]:
     """An episode as plain text data, turn by turn (token ids and log-probabilities left out)."""
-    record = asdict(episode) if is_dataclass(episode) else dict(vars(episode))
+    record = asdict(episode) if is_dataclass(episode) and not isinstance(episode, type) else dict(vars(episode))
     record["turns"] = [
-        {k: v for k, v in (asdict(t) if is_dataclass(t) else dict(t)).items() if k not in TOKEN_FIELDS}
+        {
+            k: v
+            for k, v in (asdict(t) if is_dataclass(t) and not isinstance(t, type) else dict(t)).items()
+            if k not in TOKEN_FIELDS
+        }
         for t in record.get("turns", [])
     ]
     return record
@@ -61,7 +65,12 @@ class RunFiles:
             file.write(json.dumps(record) + "\n")
 
     def log_env_metrics(
-        self, step: int, env_id: str, episodes: Sequence[Any], complexity: int, next_complexity: int | None = None,
+        self,
+        step: int,
+        env_id: str,
+        episodes: Sequence[Any],
+        complexity: int,
+        next_complexity: int | None = None,
     ) -> dict[str, Any]:
         """One step's summary for one environment; ``complexity`` is the level its episodes were played at."""
         record = {
@@ -79,18 +88,24 @@ class RunFiles:
 
     def log_episodes(self, step: int, episodes: Iterable[Any]) -> None:
         for episode in episodes:
-            self.append("episode_details.jsonl", {
-                "step": step,
-                "env_id": episode.env_id,
-                "episode_length": episode.length,
-                "episode_success": bool(episode.success),
-                "episode_return": float(episode.episode_return),
-                "complexity": episode.complexity,
-                "ended_by": episode.ended_by,
-            })
+            self.append(
+                "episode_details.jsonl",
+                {
+                    "step": step,
+                    "env_id": episode.env_id,
+                    "episode_length": episode.length,
+                    "episode_success": bool(episode.success),
+                    "episode_return": float(episode.episode_return),
+                    "complexity": episode.complexity,
+                    "ended_by": episode.ended_by,
+                },
+            )
 
     def log_eval(
-        self, step: int, env_id: str, episodes_by_complexity: dict[int, Sequence[Any]],
+        self,
+        step: int,
+        env_id: str,
+        episodes_by_complexity: Mapping[int, Sequence[Any]],
     ) -> list[dict[str, Any]]:
         """One evaluation line per complexity, and every evaluated episode in ``eval_results/<step>_<env>.json``."""
         records = []
@@ -129,7 +144,9 @@ class RunFiles:
 
     def offsets(self) -> dict[str, int]:
         """The current size in bytes of each log (what a trainer state records)."""
-        return {name: (self.run_dir / name).stat().st_size if (self.run_dir / name).exists() else 0 for name in self.logs}
+        return {
+            name: (self.run_dir / name).stat().st_size if (self.run_dir / name).exists() else 0 for name in self.logs
+        }
 
     def keep_through(self, step: int) -> None:
         """Drop every log line of a step after ``step`` (a resumed run plays those steps again)."""

@@ -1,10 +1,10 @@
 """Ctrl-C at a safe point: the first one asks the run to stop after the current step, the second stops now.
 
-    with StopRequest() as stop:
-        for step in ...:
-            ...                                   # a whole step, never cut in half
-            if stop.requested:
-                save(step); break
+with StopRequest() as stop:
+    for step in ...:
+        ...                                   # a whole step, never cut in half
+        if stop.requested:
+            save(step); break
 """
 
 import signal

@@ -2,9 +2,11 @@
 
 ``online_eval`` plays ``--eval_n`` games of each ``--eval_envs`` id (the training ids when empty) at each
 ``--eval_difficulty`` with its evaluation wrappers and prompt template, sampling at ``--eval_temperature``,
-``--eval_top_p`` and ``--eval_generate_max_length`` from a generator seeded by the run (so every evaluation of
-a run plays the same games the same way), and logs them with ``RunFiles.log_eval``
+``--eval_top_p`` and ``--eval_generate_max_length``, and logs them with ``RunFiles.log_eval``
 (``eval_env_metrics.jsonl`` and ``eval_results/``). The PERPO trainer and the GenEnv loop both call it.
+Each episode's game and draws come from seeds of the run, the game, the level and the episode's number,
+never from the policy's stream: every evaluation of a run plays the same games with the same draws,
+whatever was played before it (a resumed run evaluates as an uninterrupted one).
 """
 
 import copy
@@ -19,18 +21,36 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
     """Evaluate ``policy`` (a model, or a scripted policy) at ``step``; one record per environment and complexity."""
     from gymverse.rollout import collect_episodes, make_env_group
 
-    judge = evaluation_copy(policy, seed, temperature=config.eval_temperature, top_p=config.eval_top_p,
-                            generate_max_length=config.eval_generate_max_length)
+    judge = evaluation_copy(
+        policy,
+        seed,
+        temperature=config.eval_temperature,
+        top_p=config.eval_top_p,
+        generate_max_length=config.eval_generate_max_length,
+    )
     tokenizer = getattr(policy, "tokenizer", None)
     records = []
     for k, (env_id, (wrappers, template)) in enumerate(eval_settings(config).items()):
         by_level = {}
         for level in eval_levels(config):
-            group = make_env_group(env_id, min(config.eval_n, 32), wrappers, complexity=level,
-                                   seed=derive_seed(seed, 3, k), tokenizer=tokenizer)
-            by_level[level] = collect_episodes(judge, group, env_id, config.eval_n, template=template,
-                                               max_model_len=config.max_model_len if tokenizer is not None else None,
-                                               seed=derive_seed(seed, 4, k, level))
+            group = make_env_group(
+                env_id,
+                min(config.eval_n, 32),
+                wrappers,
+                complexity=level,
+                seed=derive_seed(seed, 3, k),
+                tokenizer=tokenizer,
+            )
+            by_level[level] = collect_episodes(
+                judge,
+                group,
+                env_id,
+                config.eval_n,
+                template=template,
+                max_model_len=config.max_model_len if tokenizer is not None else None,
+                seed=derive_seed(seed, 4, k, level),
+                sample_seeds=[derive_seed(seed, 6, k, level, n) for n in range(config.eval_n)],
+            )
         records += files.log_eval(step, env_id, by_level)
     return records
 

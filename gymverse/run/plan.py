@@ -62,8 +62,9 @@ class StepPlan:
         return math.ceil(self.turns / len(self.env_ids))
 
 
-def plan_step(env_ids: Sequence[str], step: int, env_sampling: str, turns: int,
-              keep_generation_failed: bool = False) -> StepPlan:
+def plan_step(
+    env_ids: Sequence[str], step: int, env_sampling: str, turns: int, keep_generation_failed: bool = False
+) -> StepPlan:
     return StepPlan(step, step_env_ids(env_ids, step, env_sampling), turns, keep_generation_failed)
 
 
@@ -78,7 +79,9 @@ def trainable_turns(episodes: Sequence[Any], keep_generation_failed: bool = Fals
 
 
 def play_until(
-    plan: StepPlan, play: Callable[[str, int], list[Any]], max_rounds: int = 1000,
+    plan: StepPlan,
+    play: Callable[[str, int], list[Any]],
+    max_rounds: int = 1000,
 ) -> dict[str, list[Any]]:
     """Every episode the step plays, per environment: ``play(env_id, call)`` (``call`` counts from 0)
     until the environment's trainable episodes hold ``plan.turns_per_env`` turns.
@@ -115,8 +118,11 @@ class TurnSample:
 
 
 def turn_samples(
-    episodes: Sequence[Any], gamma: float, keep_generation_failed: bool = False,
-    non_stop_penalty: float = 0.0, non_stop_fixed_reward: float | None = None,
+    episodes: Sequence[Any],
+    gamma: float,
+    keep_generation_failed: bool = False,
+    non_stop_penalty: float = 0.0,
+    non_stop_fixed_reward: float | None = None,
 ) -> list[TurnSample]:
     """Every trainable turn of ``episodes`` with its discounted return ``G_t = r_t + gamma * G_{t+1}``
     (a turn without reply tokens cannot carry a reward and is left out).
@@ -137,16 +143,18 @@ def turn_samples(
         if not trainable(episode, keep_generation_failed):
             continue
         returns = discounted_returns([reward(turn) for turn in episode.turns], gamma)
-        samples += [TurnSample(episode.env_id, turn, ret) for turn, ret in zip(episode.turns, returns)
-                    if turn.response_ids]
+        samples += [
+            TurnSample(episode.env_id, turn, ret) for turn, ret in zip(episode.turns, returns) if turn.response_ids
+        ]
     return samples
 
 
 def step_samples(config: Any, episodes: Sequence[Any], count: int, rng: random.Random) -> list[TurnSample]:
     """The step's batch: ``count`` of the episodes' turns to learn from, returns as the config's flags say
     (``--gamma``, ``--keep_generation_failed``, ``--non_stop_penalty``, ``--non_stop_fixed_reward``)."""
-    samples = turn_samples(episodes, config.gamma, config.keep_generation_failed, config.non_stop_penalty,
-                           config.non_stop_fixed_reward)
+    samples = turn_samples(
+        episodes, config.gamma, config.keep_generation_failed, config.non_stop_penalty, config.non_stop_fixed_reward
+    )
     return take(samples, count, rng)
 
 

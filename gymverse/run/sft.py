@@ -24,7 +24,13 @@ class Demonstrator:
         self.rng = random.Random(seed)
         self.pairs: list[tuple[str, str]] = []
 
-    def generate(self, prompts: Sequence[str], envs: Sequence[Any] | None = None, **_: Any) -> list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        envs: Sequence[Any] | None = None,
+        stop_at_box: bool | None = None,
+        rngs: Sequence[Any] | None = None,
+    ) -> list[Generation]:
         if envs is None:
             raise ValueError("the demonstrator needs the games (envs) to ask their solvers")
         replies = []
@@ -73,10 +79,18 @@ def collect_demonstrations(
             if count == 0:
                 continue
             demonstrator = Demonstrator(epsilon, seed=seed + 7919 * k + j)
-            group = make_env_group(env_id, min(num_env, count), wrappers, complexity=level, seed=seed + 1000 * k,
-                                   tokenizer=tokenizer)
-            collect_episodes(demonstrator, group, env_id, count, template=template, tokenizer=tokenizer,
-                             seed=seed + 1000 * k + 100 * j)
+            group = make_env_group(
+                env_id, min(num_env, count), wrappers, complexity=level, seed=seed + 1000 * k, tokenizer=tokenizer
+            )
+            collect_episodes(
+                demonstrator,
+                group,
+                env_id,
+                count,
+                template=template,
+                tokenizer=tokenizer,
+                seed=seed + 1000 * k + 100 * j,
+            )
             pairs += demonstrator.pairs
     return pairs
 
@@ -165,16 +179,33 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
     if skipped:
         print(f"Warm start: on {', '.join(taught)} only; no solver (oracle_action) in {', '.join(skipped)}")
     levels = list(range(config.train_difficulty, config.train_difficulty + config.sft_levels))
-    result = fit_and_save(pretrain, lambda tokenizer: collect_demonstrations(
-        taught, episodes, levels, config.prompt_template, wrappers_spec(config.wrappers), tokenizer,
-        seed=derive_seed(seed, 7)), config, out, seed, device, progress)
-    print(f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
-          f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}")
+    result = fit_and_save(
+        pretrain,
+        lambda tokenizer: collect_demonstrations(
+            taught,
+            episodes,
+            levels,
+            config.prompt_template,
+            wrappers_spec(config.wrappers),
+            tokenizer,
+            seed=derive_seed(seed, 7),
+        ),
+        config,
+        out,
+        seed,
+        device,
+        progress,
+    )
+    print(
+        f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
+        f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}"
+    )
     return Path(out)
 
 
-def fit_and_save(pretrain: Path, pairs_for: Any, config: Any, out: Path, seed: int, device: str = "cpu",
-                 progress: bool = True) -> "SFTResult":
+def fit_and_save(
+    pretrain: Path, pairs_for: Any, config: Any, out: Path, seed: int, device: str = "cpu", progress: bool = True
+) -> "SFTResult":
     """Load ``pretrain``, fit it to the ``(prompt, reply)`` pairs ``pairs_for(tokenizer)`` makes (with
     ``--sft_epochs``, ``--sft_batch_size``, ``--sft_learning_rate``) and save model and tokenizer to ``out``."""
     import torch
@@ -184,8 +215,16 @@ def fit_and_save(pretrain: Path, pairs_for: Any, config: Any, out: Path, seed: i
 
     tokenizer = AutoTokenizer.from_pretrained(pretrain)
     model = load_causal_lm(pretrain, torch.float32, device)
-    result = train_on_demonstrations(model, tokenizer, pairs_for(tokenizer), config.sft_epochs, config.sft_batch_size,
-                                     config.sft_learning_rate, seed=seed, progress=progress)
+    result = train_on_demonstrations(
+        model,
+        tokenizer,
+        pairs_for(tokenizer),
+        config.sft_epochs,
+        config.sft_batch_size,
+        config.sft_learning_rate,
+        seed=seed,
+        progress=progress,
+    )
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return result
@@ -266,6 +305,8 @@ def sft_command(
     out = Path(output)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
-    print(f"SFT on {result.pairs} demonstrated moves ({result.steps} steps): loss {result.first_loss:.3f} -> "
-          f"{result.last_loss:.3f}; saved to {out}")
+    print(
+        f"SFT on {result.pairs} demonstrated moves ({result.steps} steps): loss {result.first_loss:.3f} -> "
+        f"{result.last_loss:.3f}; saved to {out}"
+    )
     return out

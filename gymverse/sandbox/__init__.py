@@ -19,5 +19,19 @@ from gymverse.sandbox.jail import Limits, jail_problem
 from gymverse.sandbox.judge import FileVerdict, FolderJudgement, GameVerdict, judge_file, judge_folder
 from gymverse.sandbox.proxy import GameFailure, GameRaised, JailBroken, JailedFile, ProxyEnv, ProxyFactory
 
-__all__ = ["FileVerdict", "FolderJudgement", "GameFailure", "GameRaised", "GameVerdict", "JailBroken", "JailedFile", "Limits",
-           "ProxyEnv", "ProxyFactory", "jail_problem", "judge_file", "judge_folder", "register_env_dir"]
+__all__ = [
+    "FileVerdict",
+    "FolderJudgement",
+    "GameFailure",
+    "GameRaised",
+    "GameVerdict",
+    "JailBroken",
+    "JailedFile",
+    "Limits",
+    "ProxyEnv",
+    "ProxyFactory",
+    "jail_problem",
+    "judge_file",
+    "judge_folder",
+    "register_env_dir",
+]

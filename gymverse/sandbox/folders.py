@@ -10,14 +10,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from gymverse.env.registry import (
-    RegistrationReport, folder_entries, folder_env_ids, import_env_dir, register_id,
-)
 from gymverse.cache import cache_dir
+from gymverse.env.gymverse_ids import domain_from_file_name, read_registrations
+from gymverse.env.registry import (
+    RegistrationReport,
+    folder_entries,
+    folder_env_ids,
+    folder_env_specs,
+    import_env_dir,
+    register_id,
+)
 from gymverse.errors import BadInput
 from gymverse.sandbox.jail import HOST, Limits, jail_problem
 from gymverse.sandbox.proxy import JailBroken, JailedFile, ProxyFactory
-
 
 NOT_A_GAME = "not a game: the file defines no class (a script)"
 
@@ -41,8 +46,9 @@ def syntax_error(file: Path) -> bool:
 
 
 def folder_ids(folder: Path, prefix: str, files: Iterable[Path]) -> dict[tuple[Path, str], str]:
-    """The id of each class the folder's files define, computed before any of them runs."""
-    return folder_env_ids(prefix, {file: class_names(file) for file in files})
+    """The id of each class the folder's files define (GymVerse's where its registration file names it),
+    computed before any of them runs."""
+    return folder_env_ids(prefix, {file: class_names(file) for file in files}, read_registrations(folder))
 
 
 def file_digest(file: Path) -> str:
@@ -85,11 +91,13 @@ def list_file(file: Path, limits: Limits = LISTING_LIMITS) -> list[dict] | str:
 def list_files(files: list[Path], workers: int | None = None) -> dict[Path, list[dict] | str]:
     """:func:`list_file` for many files, several jails at a time, remembered by content (a second run is instant)."""
     cache = ListingCache()
-    todo = [file for file in files if cache.get(file) is None]
+    found = {file: listed for file in files if (listed := cache.get(file)) is not None}
+    todo = [file for file in files if file not in found]
     with ThreadPoolExecutor(workers or os.cpu_count() or 2) as pool:
         for file, listed in zip(todo, pool.map(list_file, todo)):
             cache.put(file, listed)
-    return {file: cache.get(file) for file in files}
+            found[file] = listed
+    return {file: found[file] for file in files}
 
 
 class ListingCache:
@@ -139,22 +147,31 @@ def register_env_dir(path: str | Path, prefix: str | None = None, trusted: bool 
         return import_env_dir(folder, prefix)
     problem = jail_problem()
     if problem:
-        raise BadInput(f"{folder} is not trusted and no jail can be made here: {problem}; "
-                       "pass --trusted (trusted=True) to import your own games into this process")
+        raise BadInput(
+            f"{folder} is not trusted and no jail can be made here: {problem}; "
+            "pass --trusted (trusted=True) to import your own games into this process"
+        )
     entries = folder_entries(folder)
     report = RegistrationReport(failed=dict(entries.bad))
     games = [file for file in entries.files if class_names(file) or syntax_error(file)]
     report.failed.update({str(file): NOT_A_GAME for file in entries.files if file not in games})
-    ids = folder_ids(folder, prefix, games)
-    for file, listed in list_files(games).items():
-        if isinstance(listed, str):
-            report.failed[str(file)] = listed
+    specs = folder_env_specs(prefix, {file: class_names(file) for file in games}, read_registrations(folder))
+    listed = list_files(games)
+    for file, failure in listed.items():
+        if isinstance(failure, str):
+            report.failed[str(file)] = failure
+    for env_id, (file, name, kwargs) in specs.items():
+        found = listed[file]
+        game = next((g for g in found if g["name"] == name), None) if isinstance(found, list) else None
+        if game is None:
+            continue  # a helper class, or a file that did not import
+        report.files[env_id] = str(file)
+        if game["unbuildable"]:
+            report.failed[env_id] = game["unbuildable"]
             continue
-        for game in listed:
-            env_id = ids.get((file, game["name"]), f"{prefix}:{game['name']}")
-            report.files[env_id] = str(file)
-            if game["unbuildable"]:
-                report.failed[env_id] = game["unbuildable"]
-                continue
-            register_id(env_id, ProxyFactory(_pool.jail(file.resolve()), game), report)
+        source = file.resolve()
+        factory = ProxyFactory(
+            _pool.jail(source), game, kwargs=kwargs, domain=domain_from_file_name(file.name), source=str(source)
+        )
+        register_id(env_id, factory, report)
     return report

@@ -13,6 +13,7 @@ This module uses the standard library only; :mod:`gymverse.sandbox.proxy` import
 """
 
 import faulthandler
+import importlib
 import importlib.util
 import inspect
 import json
@@ -32,7 +33,7 @@ def write_frame(fd: int, value: Any) -> None:
     data = json.dumps(value, separators=(",", ":")).encode()
     view = memoryview(HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def read_exactly(fd: int, size: int) -> bytes | None:
@@ -77,19 +78,16 @@ def light_package(name: str) -> None:
 def light_gem() -> None:
     """GEM with its core only; ``gem.make`` and ``gem.register`` load the registry when first asked for."""
     light_package("gem")
-    gem = sys.modules.get("gem")
-    if gem is None:
+    package: Any = sys.modules.get("gem")
+    if package is None:
         return
-    import gem.core
-
-    gem.Env = gem.core.Env
+    core = importlib.import_module("gem.core")
+    package.Env = core.Env
 
     def heavy(name: str) -> Any:
-        import gem.envs.registration as registration
+        return getattr(importlib.import_module("gem.envs.registration"), name)
 
-        return getattr(registration, name)
-
-    gem.__getattr__ = heavy
+    package.__getattr__ = heavy
 
 
 def apply_limits(limits: dict) -> None:
@@ -108,6 +106,8 @@ class Host:
     def load(self) -> None:
         name = "jailed_" + os.path.splitext(os.path.basename(self.path))[0]
         spec = importlib.util.spec_from_file_location(name, self.path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{self.path} cannot be imported as a module")
         self.module = importlib.util.module_from_spec(spec)
         sys.modules[name] = self.module
         spec.loader.exec_module(self.module)
@@ -117,16 +117,24 @@ class Host:
 
         found = []
         for class_name, cls in inspect.getmembers(self.module, inspect.isclass):
-            if (cls.__module__ == self.module.__name__ and issubclass(cls, gem.core.Env)
-                    and not inspect.isabstract(cls) and cls.__name__ != "EvolvableEnv"):
-                found.append({
-                    "name": class_name,
-                    "domain": plain(getattr(cls, "domain", None)),
-                    "max_complexity": plain(getattr(cls, "max_complexity", None)),
-                    "methods": sorted(n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n, None))),
-                    "bases": [base.__name__ for base in cls.__mro__[1:] if base.__module__ == self.module.__name__],
-                    "unbuildable": self.unbuildable(class_name),
-                })
+            if (
+                cls.__module__ == self.module.__name__
+                and issubclass(cls, gem.core.Env)
+                and not inspect.isabstract(cls)
+                and cls.__name__ != "EvolvableEnv"
+            ):
+                found.append(
+                    {
+                        "name": class_name,
+                        "domain": plain(getattr(cls, "domain", None)),
+                        "max_complexity": plain(getattr(cls, "max_complexity", None)),
+                        "methods": sorted(
+                            n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n, None))
+                        ),
+                        "bases": [base.__name__ for base in cls.__mro__[1:] if base.__module__ == self.module.__name__],
+                        "unbuildable": self.unbuildable(class_name),
+                    }
+                )
         return found
 
     def unbuildable(self, class_name: str) -> str:

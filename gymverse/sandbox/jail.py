@@ -43,8 +43,12 @@ class Limits:
 
     def rlimits(self) -> dict[str, int]:
         return {
-            "RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CPU": self.cpu_seconds, "RLIMIT_FSIZE": self.file_mb << 20,
-            "RLIMIT_NPROC": self.processes, "RLIMIT_NOFILE": self.open_files, "RLIMIT_CORE": 0,
+            "RLIMIT_AS": self.memory_mb << 20,
+            "RLIMIT_CPU": self.cpu_seconds,
+            "RLIMIT_FSIZE": self.file_mb << 20,
+            "RLIMIT_NPROC": self.processes,
+            "RLIMIT_NOFILE": self.open_files,
+            "RLIMIT_CORE": 0,
         }
 
 
@@ -65,11 +69,15 @@ def _probe() -> str | None:
         import subprocess
 
         try:
-            done = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True,
-                                  text=True, timeout=30)
-            _probed.append(None if done.returncode == 0 else
-                           f"bubblewrap cannot create namespaces here ({done.stderr.strip() or done.returncode}); "
-                           "unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)")
+            done = subprocess.run(
+                ["bwrap", "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, text=True, timeout=30
+            )
+            _probed.append(
+                None
+                if done.returncode == 0
+                else f"bubblewrap cannot create namespaces here ({done.stderr.strip() or done.returncode}); "
+                "unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)"
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             _probed.append(f"bubblewrap did not run: {error}")
     return _probed[0]
@@ -91,16 +99,50 @@ def readonly_paths() -> list[str]:
 
 def jail_command(file: Path, limits: Limits, settings: str) -> list[str]:
     """The bubblewrap command that runs the host on ``file`` (``settings``: the host's JSON argument)."""
-    command = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--proc", "/proc", "--dev", "/dev", "--dir", "/var/empty"]
+    command = [
+        "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--dir",
+        "/var/empty",
+        # the private /tmp first: binds made after it stay visible, so a checkout under /tmp still works
+        "--size",
+        str(limits.scratch_mb << 20),
+        "--tmpfs",
+        "/tmp",
+    ]
     for path in readonly_paths():
         if os.path.islink(path) and path in SYSTEM:
             command += ["--symlink", os.readlink(path), path]
         else:
             command += ["--ro-bind", path, path]
-    command += ["--size", str(limits.scratch_mb << 20), "--tmpfs", "/tmp",
-                "--ro-bind", str(file), str(file), "--chdir", "/tmp",
-                "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
-                "--setenv", "LANG", "C.UTF-8",
-                sys.executable, "-I", "-B", str(HOST), settings]
+    command += [
+        "--ro-bind",
+        str(file),
+        str(file),
+        "--chdir",
+        "/tmp",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+        sys.executable,
+        "-I",
+        "-B",
+        str(HOST),
+        settings,
+    ]
     return command

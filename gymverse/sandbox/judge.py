@@ -69,7 +69,7 @@ class GameVerdict:
     @property
     def broken(self) -> bool:
         """The game could not even be built."""
-        return bool(self.report) and any(r.name == "construct" for r in self.report.failures())
+        return self.report is not None and any(r.name == "construct" for r in self.report.failures())
 
 
 @dataclass
@@ -91,15 +91,20 @@ class FileVerdict:
     def from_json(cls, data: dict) -> "FileVerdict":
         games = []
         for game in data["games"]:
-            report = game["report"] and CheckReport(game["report"]["env_id"],
-                                                    [CheckResult(**r) for r in game["report"]["results"]])
+            report = game["report"] and CheckReport(
+                game["report"]["env_id"], [CheckResult(**r) for r in game["report"]["results"]]
+            )
             games.append(GameVerdict(**{**game, "report": report}))
         return cls(data["file"], games, data["error"], data["digest"], data.get("skipped", ""))
 
 
 def judge_file(
-    file: Path, ids: dict[str, str] | None = None, prefix: str = "sandbox", levels: Iterable[int] = CHECK_LEVELS,
-    seeds: int = CHECK_SEEDS, limits: Limits = JUDGE_LIMITS,
+    file: Path,
+    ids: dict[str, str] | None = None,
+    prefix: str = "sandbox",
+    levels: Iterable[int] = CHECK_LEVELS,
+    seeds: int = CHECK_SEEDS,
+    limits: Limits = JUDGE_LIMITS,
 ) -> FileVerdict:
     """Import ``file`` in a jail and check each game it defines from here; ``ids`` names them by class."""
     file = Path(file).resolve()
@@ -127,8 +132,11 @@ def judge_file(
             make = ProxyFactory(lambda: jail, game)
             report = check_env(make, levels=levels, seeds=seeds, env_id=env_id)
             broke = jail.broken if jail.broken not in ("", "closed") else ""
-            verdict.games.append(GameVerdict(env_id, str(file), game["name"], report, broke,
-                                             time.monotonic() - start, game.get("domain")))
+            verdict.games.append(
+                GameVerdict(
+                    env_id, str(file), game["name"], report, broke, time.monotonic() - start, game.get("domain")
+                )
+            )
         return verdict
     finally:
         _close(jail)
@@ -171,8 +179,13 @@ class FolderJudgement:
 
 
 def judge_folder(
-    folder: str | Path, prefix: str | None = None, levels: Iterable[int] = CHECK_LEVELS, seeds: int = CHECK_SEEDS,
-    limits: Limits = JUDGE_LIMITS, workers: int | None = None, resume: bool = True,
+    folder: str | Path,
+    prefix: str | None = None,
+    levels: Iterable[int] = CHECK_LEVELS,
+    seeds: int = CHECK_SEEDS,
+    limits: Limits = JUDGE_LIMITS,
+    workers: int | None = None,
+    resume: bool = True,
     on_verdict: Callable[[FileVerdict], None] | None = None,
 ) -> FolderJudgement:
     """Judge every file of ``folder`` (ids as ``register_env_dir`` gives them), ``workers`` jails at a time.

@@ -42,7 +42,12 @@ class JailBroken(GameFailure):
 
 def broken_reason(how: str) -> str:
     """A short code for how a jail stopped answering: exit, hang, signal, protocol or crash."""
-    for start, reason in (("exited", "exit"), ("hung", "hang"), ("killed", "signal"), ("broke the protocol", "protocol")):
+    for start, reason in (
+        ("exited", "exit"),
+        ("hung", "hang"),
+        ("killed", "signal"),
+        ("broke the protocol", "protocol"),
+    ):
         if how.startswith(start):
             return reason
     return "crash"
@@ -113,7 +118,7 @@ class _Tail(threading.Thread):
 
     def run(self) -> None:
         while chunk := self.stream.read1(1 << 16):
-            self.kept = (self.kept + chunk)[-self.chars:]
+            self.kept = (self.kept + chunk)[-self.chars :]
 
     def text(self) -> str:
         return self.kept.decode("utf-8", "replace")
@@ -132,10 +137,20 @@ class JailedFile:
         self.deadline = deadline
         self.broken = ""
         self.lock = threading.Lock()
-        settings = json.dumps({"file": str(self.file), "rlimits": limits.rlimits(),
-                               "hang_s": max(0.1, limits.answer_seconds - DUMP_WAIT_S)})
-        self.process = subprocess.Popen(jail_command(self.file, limits, settings), stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        settings = json.dumps(
+            {
+                "file": str(self.file),
+                "rlimits": limits.rlimits(),
+                "hang_s": max(0.1, limits.answer_seconds - DUMP_WAIT_S),
+            }
+        )
+        self.process = subprocess.Popen(
+            jail_command(self.file, limits, settings),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.requests, self.replies = self.process.stdin.fileno(), self.process.stdout.fileno()  # type: ignore[union-attr]
         self.tail = _Tail(self.process.stderr, limits.output_chars)
         self.tail.start()
         self.load_error = ""
@@ -166,7 +181,7 @@ class JailedFile:
             if self.broken:
                 raise JailBroken(self.broken)
             try:
-                write_frame(self.process.stdin.fileno(), list(request))
+                write_frame(self.requests, list(request))
             except OSError:
                 self._break("")
             return self._receive(wait or self.limits.answer_seconds)
@@ -202,16 +217,19 @@ class JailedFile:
         raise game_error(str(reply[1]), str(reply[2]))
 
     def _read(self, size: int, end: float, wait: float) -> bytes:
-        fd, chunks = self.process.stdout.fileno(), []
+        fd, chunks = self.replies, []
         past_deadline = self.deadline is not None and self.deadline < end
-        if past_deadline:
+        if self.deadline is not None and past_deadline:
             end = self.deadline
         while size:
             ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
             if not ready:
                 time.sleep(DUMP_WAIT_S)
-                self._break(f"hung: still running at the file's {self.limits.seconds:g} s limit" if past_deadline
-                            else f"hung: no answer within {wait:g} s")
+                self._break(
+                    f"hung: still running at the file's {self.limits.seconds:g} s limit"
+                    if past_deadline
+                    else f"hung: no answer within {wait:g} s"
+                )
             chunk = os.read(fd, min(size, 1 << 20))
             if not chunk:
                 self._break("")
@@ -240,7 +258,8 @@ class JailedFile:
         self.tail.join(timeout=1)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
-                stream.close()
+                if stream:
+                    stream.close()
             except OSError:
                 pass
         self.broken = self.broken or "closed"
@@ -305,16 +324,25 @@ class ProxyEnv(gem.Env):
 
 
 def _is_game(game: Any) -> bool:
-    return (isinstance(game, dict) and isinstance(game.get("name"), str) and isinstance(game.get("methods"), list)
-            and all(isinstance(method, str) for method in game["methods"])
-            and isinstance(game.get("max_complexity"), (int, type(None))) and isinstance(game.get("bases"), list)
-            and isinstance(game.get("domain"), (str, type(None))) and isinstance(game.get("unbuildable"), str))
+    return (
+        isinstance(game, dict)
+        and isinstance(game.get("name"), str)
+        and isinstance(game.get("methods"), list)
+        and all(isinstance(method, str) for method in game["methods"])
+        and isinstance(game.get("max_complexity"), (int, type(None)))
+        and isinstance(game.get("bases"), list)
+        and isinstance(game.get("domain"), (str, type(None)))
+        and isinstance(game.get("unbuildable"), str)
+    )
 
 
 def _shaped(value: Any, method: str, types: tuple) -> tuple:
     """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it is malformed."""
-    if not (isinstance(value, list) and len(value) == len(types)
-            and all(isinstance(item, kind) for item, kind in zip(value, types))):
+    if not (
+        isinstance(value, list)
+        and len(value) == len(types)
+        and all(isinstance(item, kind) for item, kind in zip(value, types))
+    ):
         got = [type(item).__name__ for item in value] if isinstance(value, list) else type(value).__name__
         wanted = ["number" if isinstance(kind, tuple) else kind.__name__ for kind in types]
         raise game_error("MalformedReply", f"{method} returned {got}, not {wanted}")
@@ -326,15 +354,35 @@ class ProxyFactory:
     jailed game (``gem.make(id, complexity=...)``). A game without ``set_complexity`` comes inside a
     :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other."""
 
-    def __init__(self, jail: Callable[[], JailedFile], game: dict, rebuild: bool = True) -> None:
+    def __init__(
+        self,
+        jail: Callable[[], JailedFile],
+        game: dict,
+        rebuild: bool = True,
+        kwargs: dict | None = None,
+        domain: str | None = None,
+        source: str = "",
+    ) -> None:
         self.jail = jail
         self.game = game
+        self.kwargs = kwargs or {}  # the registration's own (GymVerse registers some classes with several)
         self.rebuild = rebuild and "set_complexity" not in game["methods"]
         self.__name__ = self.__qualname__ = game["name"]
         self.max_complexity = game.get("max_complexity")
-        self.domain = game.get("domain") or "misc"
+        self.domain = game.get("domain") or domain or "misc"
+        self.source = source  # the file, so that registering the same folder again is no clash
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ProxyFactory)
+            and bool(self.source)
+            and (self.source, self.game["name"], self.kwargs) == (other.source, other.game["name"], other.kwargs)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.game["name"]))
 
     def __call__(self, **kwargs: Any) -> gem.Env:
         if self.rebuild:
-            return RebuildOnComplexity(ProxyFactory(self.jail, self.game, rebuild=False), **kwargs)
-        return ProxyEnv(self.jail(), self.game["name"], **kwargs)
+            return RebuildOnComplexity(ProxyFactory(self.jail, self.game, False, self.kwargs), **kwargs)
+        return ProxyEnv(self.jail(), self.game["name"], **{**self.kwargs, **kwargs})

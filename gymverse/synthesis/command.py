@@ -81,8 +81,9 @@ def synthesize_command(
         summary = synthesize(chosen, writer, output, gates, count, repairs, concurrency, template, console)
     print_summary(summary)
     if summary.errors:
-        console.print(f"[red]{len(summary.errors)} candidate(s) unfinished[/red]; run the same command again to "
-                      "retry them")
+        console.print(
+            f"[red]{len(summary.errors)} candidate(s) unfinished[/red]; run the same command again to retry them"
+        )
         sys.exit(1)
 
 
@@ -98,8 +99,11 @@ def print_summary(summary) -> None:
         table.add_row(*(str(x) for x in row))
     console.print(table)
     counts = summary.counts()
-    console.print(f"{counts['accepted']} accepted, {counts['unverified']} unverified, {counts['refused']} refused; "
-                  f"manifest {summary.output / 'manifest.jsonl'}"
-                  + (f"; audit {summary.audit['markdown']}" if "markdown" in summary.audit else ""), markup=False)
+    console.print(
+        f"{counts['accepted']} accepted, {counts['unverified']} unverified, {counts['refused']} refused; "
+        f"manifest {summary.output / 'manifest.jsonl'}"
+        + (f"; audit {summary.audit['markdown']}" if "markdown" in summary.audit else ""),
+        markup=False,
+    )
     for candidate, error in summary.errors.items():
         console.print(f"unfinished {candidate}: {error}", markup=False)

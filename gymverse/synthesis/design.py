@@ -34,7 +34,7 @@ def extract_json(text: str) -> Any:
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             raise ValueError("the answer holds no JSON object")
-        candidates = [text[start:end + 1]]
+        candidates = [text[start : end + 1]]
     try:
         return json.loads(candidates[-1])
     except json.JSONDecodeError as error:
@@ -65,11 +65,13 @@ def design_errors(design: Any, taken_names: set[str] = frozenset()) -> list[str]
         errors.append("domain: one lowercase word such as games, tool_use, algorithms or logic")
     commands = design.get("commands")
     if not isinstance(commands, list) or not commands:
-        errors.append("commands: a non-empty list of {\"syntax\", \"effect\"}")
+        errors.append('commands: a non-empty list of {"syntax", "effect"}')
     else:
         for i, command in enumerate(commands):
-            if not (isinstance(command, dict) and all(isinstance(command.get(k), str) and command[k].strip()
-                                                      for k in ("syntax", "effect"))):
+            if not (
+                isinstance(command, dict)
+                and all(isinstance(command.get(k), str) and command[k].strip() for k in ("syntax", "effect"))
+            ):
                 errors.append(f"commands[{i}]: an object with non-empty strings 'syntax' and 'effect'")
     params = design.get("complexity_params")
     if not isinstance(params, list) or not params:

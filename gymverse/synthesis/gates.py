@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gymverse.env.checker import check_env
+from gymverse.env.gymverse_ids import domain_from_file_name
 from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env
 from gymverse.evaluation.audit.diversity import env_texts
 from gymverse.evaluation.targets import EnvTarget
@@ -32,10 +33,13 @@ CHECK_LEVELS = list(range(1, 21))
 # The audit's play; the env checker already ran in full, so the audit's own run of it is kept minimal.
 GATE_AUDIT = AuditConfig(checker_max_level=1, checker_seeds=1, sections=["correctness", "difficulty"])
 # Without a solver only random play is audited: fewer levels and episodes say as much about its faults.
-ADOPT_AUDIT = AuditConfig(levels=[1, 5, 10], episodes=10, checker_max_level=1, checker_seeds=1,
-                          sections=["correctness", "difficulty"])
+ADOPT_AUDIT = AuditConfig(
+    levels=[1, 5, 10], episodes=10, checker_max_level=1, checker_seeds=1, sections=["correctness", "difficulty"]
+)
 # Reasons the checker and solver gates already give; the correctness gate does not repeat them.
 GATED_BEFORE = ("checker:", "solver_fails", "no_solver")
+
+
 @dataclass
 class GateSettings:
     limits: Limits = Limits(seconds=600.0, answer_seconds=30.0, memory_mb=2048)  # seconds: one file's gates
@@ -56,9 +60,14 @@ class JailGates:
         judgements = self.judge_games(path, need_solver)
         if len(judgements) > 1:
             names = ", ".join(j.class_name for j in judgements)
-            return Judgement([GateResult("import", False, "not_one_game",
-                                         f"a module must define exactly one env class; found {names}")],
-                             seconds=sum(j.seconds for j in judgements))
+            return Judgement(
+                [
+                    GateResult(
+                        "import", False, "not_one_game", f"a module must define exactly one env class; found {names}"
+                    )
+                ],
+                seconds=sum(j.seconds for j in judgements),
+            )
         return judgements[0]
 
     def judge_games(self, path: Path, need_solver: bool) -> list[Judgement]:
@@ -73,16 +82,27 @@ class JailGates:
         try:
             if jail.load_error:
                 reason = "import_error" if jail.load_error.startswith("raised") else broken_reason(jail.load_error)
-                return [Judgement([GateResult("import", False, reason, jail.load_error)],
-                                  seconds=time.perf_counter() - start)]
+                return [
+                    Judgement(
+                        [GateResult("import", False, reason, jail.load_error)], seconds=time.perf_counter() - start
+                    )
+                ]
             try:
                 games = jail.games()
             except JailBroken as error:
-                return [Judgement([GateResult("import", False, broken_reason(str(error)), str(error))],
-                                  seconds=time.perf_counter() - start)]
+                return [
+                    Judgement(
+                        [GateResult("import", False, broken_reason(str(error)), str(error))],
+                        seconds=time.perf_counter() - start,
+                    )
+                ]
             if not games:
-                return [Judgement([GateResult("import", False, "no_game", "the module defines no env class")],
-                                  seconds=time.perf_counter() - start)]
+                return [
+                    Judgement(
+                        [GateResult("import", False, "no_game", "the module defines no env class")],
+                        seconds=time.perf_counter() - start,
+                    )
+                ]
             judgements = []
             for game in games:
                 if jail.broken:  # the previous game ended the jail: this one gets a fresh one
@@ -107,7 +127,8 @@ class JailGates:
     def _judge_game(self, jail: JailedFile, game: dict, need_solver: bool) -> Judgement:
         s = self.settings
         name = game["name"]
-        judgement = Judgement(class_name=name, domain=game.get("domain") or "misc")
+        domain = game.get("domain") or domain_from_file_name(jail.file.name) or "misc"
+        judgement = Judgement(class_name=name, domain=domain)
         gates = judgement.gates
         gates.append(GateResult("import", True, "", f"defines {name}"))
         env_id = f"{s.prefix}:{name}"
@@ -130,12 +151,17 @@ def checker_gates(report, need_solver: bool, levels: tuple[int, ...]) -> list[Ga
     failed = [r for r in others if r.passed is False]
     if failed:
         crashed = any(r.detail.startswith("raised") for r in failed)
-        checker = GateResult("checker", False, "crash" if crashed else "checker_" + failed[0].name.replace(" ", "_"),
-                             "; ".join(f"{r.name}: {r.detail}" for r in failed))
+        checker = GateResult(
+            "checker",
+            False,
+            "crash" if crashed else "checker_" + failed[0].name.replace(" ", "_"),
+            "; ".join(f"{r.name}: {r.detail}" for r in failed),
+        )
     else:
         warnings = "; ".join(f"{r.name}: {r.warning}" for r in report.warnings())
-        checker = GateResult("checker", True, "", f"passed ({len(others)} checks)" + (f"; warnings: {warnings}"
-                                                                                        if warnings else ""))
+        checker = GateResult(
+            "checker", True, "", f"passed ({len(others)} checks)" + (f"; warnings: {warnings}" if warnings else "")
+        )
     solver = next((r for r in report.results if r.name == "solver"), None)
     if solver is None or solver.passed is None:
         if need_solver:
@@ -146,21 +172,30 @@ def checker_gates(report, need_solver: bool, levels: tuple[int, ...]) -> list[Ga
         result = GateResult("solver", True, "", solver.detail)
     else:
         crashed = solver.detail.startswith("raised")
-        result = GateResult("solver", False, "crash" if crashed else "solver_fails",
-                            f"levels {levels[0]}..{levels[-1]}: {solver.detail}")
+        result = GateResult(
+            "solver",
+            False,
+            "crash" if crashed else "solver_fails",
+            f"levels {levels[0]}..{levels[-1]}: {solver.detail}",
+        )
     return [checker, result]
 
 
 def audit_gates(audit: EnvAudit, need_solver: bool) -> list[GateResult]:
     """The audit's correctness errors (those the checker gates did not already give) and its difficulty verdict."""
-    errors = [p for p in audit.correctness.problems
-              if p.severity == "error" and not p.reason.startswith(GATED_BEFORE)]
+    errors = [p for p in audit.correctness.problems if p.severity == "error" and not p.reason.startswith(GATED_BEFORE)]
     if errors:
-        correctness = GateResult("correctness", False, errors[0].reason,
-                                 "; ".join(f"{p.reason}: {p.detail}" for p in errors))
+        correctness = GateResult(
+            "correctness", False, errors[0].reason, "; ".join(f"{p.reason}: {p.detail}" for p in errors)
+        )
     else:
-        correctness = GateResult("correctness", True, "", f"{audit.correctness.replays} replays consistent, "
-                                 "no reward without progress, success as the final reward says")
+        correctness = GateResult(
+            "correctness",
+            True,
+            "",
+            f"{audit.correctness.replays} replays consistent, "
+            "no reward without progress, success as the final reward says",
+        )
     return [correctness, difficulty_gate(audit, need_solver)]
 
 
@@ -168,18 +203,29 @@ def difficulty_gate(audit: EnvAudit, need_solver: bool) -> GateResult:
     d = audit.difficulty
     judged = d.judged if d else None
     if judged is None:
-        return GateResult("difficulty", False if need_solver else None, "not_measured",
-                          "fewer than two levels were played to the end")
+        return GateResult(
+            "difficulty", False if need_solver else None, "not_measured", "fewer than two levels were played to the end"
+        )
     curve = ", ".join(f"{k}: {v:.2f}" for k, v in sorted(d.success.get(_judged_agent(d), {}).items()))
-    measured = (f"Spearman {judged.spearman:+.2f} of success with complexity ({d.judged_on}), success drop "
-                f"{judged.drop:+.2f} from the first to the last level; success by level {curve}")
+    measured = (
+        f"Spearman {judged.spearman:+.2f} of success with complexity ({d.judged_on}), success drop "
+        f"{judged.drop:+.2f} from the first to the last level; success by level {curve}"
+    )
     if d.verdict == "graded":
         return GateResult("difficulty", True, "", f"graded: {measured}")
     if not need_solver:
-        return GateResult("difficulty", None, "not_measurable",
-                          f"{d.verdict} under random play, which cannot show grading where it wins by chance: {measured}")
-    return GateResult("difficulty", False, f"difficulty_{d.verdict}",
-                      f"{d.verdict}: {measured}. Complexity must make the game harder for an imperfect player")
+        return GateResult(
+            "difficulty",
+            None,
+            "not_measurable",
+            f"{d.verdict} under random play, which cannot show grading where it wins by chance: {measured}",
+        )
+    return GateResult(
+        "difficulty",
+        False,
+        f"difficulty_{d.verdict}",
+        f"{d.verdict}: {measured}. Complexity must make the game harder for an imperfect player",
+    )
 
 
 def _judged_agent(difficulty) -> str:

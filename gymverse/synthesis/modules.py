@@ -8,8 +8,11 @@ FENCE = re.compile(r"```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", flags=re.DOTALL)
 
 def extract_code(text: str) -> str | None:
     """The longest ```python (or unlabelled) fenced block that defines a class; None if there is none."""
-    blocks = [body for lang, body in FENCE.findall(text)
-              if lang.lower() in ("python", "py", "python3", "") and re.search(r"^class \w", body, flags=re.M)]
+    blocks = [
+        body
+        for lang, body in FENCE.findall(text)
+        if lang.lower() in ("python", "py", "python3", "") and re.search(r"^class \w", body, flags=re.M)
+    ]
     return max(blocks, key=len).strip() + "\n" if blocks else None
 
 

@@ -31,8 +31,13 @@ def library_texts(levels: list[int]) -> dict[str, tuple[str, str]]:
 class Novelty:
     """Remembers admitted games' embeddings; ``admit`` compares, then remembers a new game. Thread-safe."""
 
-    def __init__(self, threshold: float = NEAR_DUPLICATE_SIMILARITY, embedder=None, with_library: bool = True,
-                 levels: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        threshold: float = NEAR_DUPLICATE_SIMILARITY,
+        embedder=None,
+        with_library: bool = True,
+        levels: list[int] | None = None,
+    ) -> None:
         self.threshold = threshold
         self.embedder = embedder
         self.with_library = with_library
@@ -76,8 +81,9 @@ class Novelty:
         """Refuse a near-duplicate of a game admitted before, or with ``pair_only`` (games without a solver,
         where arrival order cannot say which twin is right) admit it and name the pair."""
         if texts is None:
-            return GateResult("novelty", False if not pair_only else None, "not_measured",
-                              "no transcript to compare with other games")
+            return GateResult(
+                "novelty", False if not pair_only else None, "not_measured", "no transcript to compare with other games"
+            )
         with self.lock:
             self._load()
             taken = [n for n in self.names if n.split(":")[-1] == name]
@@ -88,14 +94,19 @@ class Novelty:
             if self.vectors:
                 similarity = np.stack(self.vectors) @ vector
                 closest = int(np.argmax(similarity))
-                found = (f"cosine similarity {similarity[closest]:.3f} to {self.names[closest]} "
-                         f"(threshold {self.threshold})")
+                found = (
+                    f"cosine similarity {similarity[closest]:.3f} to {self.names[closest]} (threshold {self.threshold})"
+                )
                 if similarity[closest] < self.threshold:
                     result = GateResult("novelty", True, "", f"closest game {self.names[closest]} at {found}")
                 elif pair_only:
-                    result = GateResult("novelty", None, "near_duplicate_pair",
-                                        f"a near-duplicate pair: {found}; neither is refused, since without a "
-                                        "solver arrival order cannot say which is right")
+                    result = GateResult(
+                        "novelty",
+                        None,
+                        "near_duplicate_pair",
+                        f"a near-duplicate pair: {found}; neither is refused, since without a "
+                        "solver arrival order cannot say which is right",
+                    )
                 else:
                     return GateResult("novelty", False, "near_duplicate", found)
             self.names.append(name)

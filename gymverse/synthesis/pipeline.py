@@ -126,13 +126,21 @@ class CandidateRun:
         """The writer's answer to ``prompt``: from the journal if a killed run already got it."""
         recorded = self.ctx.replay.get((self.candidate.id, step))
         if recorded is not None:
-            answer = Answer(recorded["text"], recorded["prompt_tokens"], recorded["completion_tokens"],
-                            recorded["seconds"])
+            answer = Answer(
+                recorded["text"], recorded["prompt_tokens"], recorded["completion_tokens"], recorded["seconds"]
+            )
         else:
             answer = self.ctx.writer(prompt)
-            self.ctx.journal.append({"candidate": self.candidate.id, "step": step, "text": answer.text,
-                                     "prompt_tokens": answer.prompt_tokens,
-                                     "completion_tokens": answer.completion_tokens, "seconds": answer.seconds})
+            self.ctx.journal.append(
+                {
+                    "candidate": self.candidate.id,
+                    "step": step,
+                    "text": answer.text,
+                    "prompt_tokens": answer.prompt_tokens,
+                    "completion_tokens": answer.completion_tokens,
+                    "seconds": answer.seconds,
+                }
+            )
         self.spent.add(answer)
         return answer.text
 
@@ -140,8 +148,11 @@ class CandidateRun:
         """Stage 1 with up to ``repairs`` rounds of validation feedback: (design, errors, rounds)."""
         theme = self.candidate.theme
         prompt = self.ctx.prompts.render(
-            "abstraction", theme=theme.text, domain=theme.domain or "any (choose one)",
-            taken_names=", ".join(sorted(self.ctx.taken_names)), schema=SCHEMA_HINT,
+            "abstraction",
+            theme=theme.text,
+            domain=theme.domain or "any (choose one)",
+            taken_names=", ".join(sorted(self.ctx.taken_names)),
+            schema=SCHEMA_HINT,
         )
         for round_ in range(self.ctx.repairs + 1):
             self.stage(f"design {round_ + 1}")
@@ -150,16 +161,24 @@ class CandidateRun:
             if not errors:
                 return design, [], round_
             prompt = self.ctx.prompts.render(
-                "repair_design", theme=theme.text, errors="\n".join(f"- {e}" for e in errors),
-                previous=text, schema=SCHEMA_HINT,
+                "repair_design",
+                theme=theme.text,
+                errors="\n".join(f"- {e}" for e in errors),
+                previous=text,
+                schema=SCHEMA_HINT,
             )
         return design, errors, self.ctx.repairs
 
     def run(self) -> dict:
         self.folder.mkdir(parents=True, exist_ok=True)
         design, errors, design_rounds = self.design()
-        record = {"candidate": self.candidate.id, "theme": self.candidate.theme.text, "design": design,
-                  "design_rounds": design_rounds, "repair_rounds": 0}
+        record = {
+            "candidate": self.candidate.id,
+            "theme": self.candidate.theme.text,
+            "design": design,
+            "design_rounds": design_rounds,
+            "repair_rounds": 0,
+        }
         if errors:
             gate = GateResult("design", False, "bad_design", "; ".join(errors))
             return self.finish(record, Judgement([gate]), None)
@@ -173,8 +192,9 @@ class CandidateRun:
             self.stage(f"code {round_ + 1}")
             code = extract_code(self.ask(f"code{round_}", prompt))
             if code is None:
-                judgement = Judgement([GateResult("code", False, "no_code",
-                                                  "the answer holds no ```python block defining a class")])
+                judgement = Judgement(
+                    [GateResult("code", False, "no_code", "the answer holds no ```python block defining a class")]
+                )
             else:
                 path = self.folder / f"{snake_case(name)}_r{round_}.py"
                 path.write_text(code)
@@ -186,14 +206,20 @@ class CandidateRun:
                     (self.ctx.output / file_name).write_text(code)
                     save_texts(self.ctx.output, self.candidate.id, judgement)
                     return self.finish(record, judgement, code, file_name)
-            prompt = self.ctx.prompts.render("repair_code", report=judgement.report(), code=code or "(no code)",
-                                             **common)
+            prompt = self.ctx.prompts.render(
+                "repair_code", report=judgement.report(), code=code or "(no code)", **common
+            )
         return self.finish(record, judgement, code)
 
     def finish(self, record: dict, judgement: Judgement, code: str | None, file_name: str | None = None) -> dict:
-        record.update(verdict_fields(judgement, file_name), code_sha256=code_hash(code) if code else None,
-                      prompt_tokens=self.spent.prompt_tokens, completion_tokens=self.spent.completion_tokens,
-                      writer_seconds=round(self.spent.seconds, 3), gate_seconds=round(self.gate_seconds, 3))
+        record.update(
+            verdict_fields(judgement, file_name),
+            code_sha256=code_hash(code) if code else None,
+            prompt_tokens=self.spent.prompt_tokens,
+            completion_tokens=self.spent.completion_tokens,
+            writer_seconds=round(self.spent.seconds, 3),
+            gate_seconds=round(self.gate_seconds, 3),
+        )
         return record
 
 
@@ -215,13 +241,23 @@ def verdict_fields(judgement: Judgement, file_name: str | None) -> dict:
     """The manifest's verdict fields: status (accepted, unverified or refused), the first failing gate, every gate."""
     failure = judgement.failure
     status = "refused" if failure else "accepted" if judgement.verified else "unverified"
-    return dict(status=status, reason=failure.reason if failure else "", detail=failure.detail if failure else "",
-                file=file_name, class_name=judgement.class_name, domain=judgement.domain,
-                gates=judgement.as_records())
+    return dict(
+        status=status,
+        reason=failure.reason if failure else "",
+        detail=failure.detail if failure else "",
+        file=file_name,
+        class_name=judgement.class_name,
+        domain=judgement.domain,
+        gates=judgement.as_records(),
+    )
 
 
-def run_all(jobs: dict[str, Callable[[Callable[[str], None]], dict | list[dict]]], manifest: JsonlLog, concurrency: int,
-            progress: "Progress") -> dict[str, str]:
+def run_all(
+    jobs: dict[str, Callable[[Callable[[str], None]], dict | list[dict]]],
+    manifest: JsonlLog,
+    concurrency: int,
+    progress: "Progress",
+) -> dict[str, str]:
     """Run the jobs (candidate id -> job, whose record or records go to the manifest) not yet in the
     manifest, ``concurrency`` at a time.
 
@@ -260,8 +296,14 @@ class Progress:
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bars
 
-        self.bars = Bars(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                         console=console, transient=False)
+        self.bars = Bars(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
         self.tasks: dict[str, int] = {}
 
     def start(self, total: int, done: int) -> None:

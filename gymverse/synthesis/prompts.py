@@ -20,7 +20,9 @@ class Prompts:
         self.texts = {}
         for name in PROMPT_NAMES:
             own = Path(folder) / f"{name}.md" if folder is not None else None
-            source = own if own is not None and own.is_file() else files("gymverse.synthesis") / "prompts" / f"{name}.md"
+            source = (
+                own if own is not None and own.is_file() else files("gymverse.synthesis") / "prompts" / f"{name}.md"
+            )
             self.texts[name] = source.read_text()
 
     def render(self, prompt: str, /, **values: str) -> str:
@@ -28,5 +30,7 @@ class Prompts:
         try:
             return Template(self.texts[prompt]).substitute(values)
         except (KeyError, ValueError) as error:
-            raise BadInput(f"prompt {prompt}.md: placeholder {error} cannot be filled; "
-                           f"available: {', '.join('${%s}' % k for k in sorted(values))}") from None
+            raise BadInput(
+                f"prompt {prompt}.md: placeholder {error} cannot be filled; "
+                f"available: {', '.join('${%s}' % k for k in sorted(values))}"
+            ) from None

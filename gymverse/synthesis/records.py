@@ -45,4 +45,6 @@ class JsonlLog:
 
 def unverified_games(folder: Path) -> list[str]:
     """Class names of the games in ``folder`` that a synthesis or adoption run let in without a solver."""
-    return [r["class_name"] for r in JsonlLog(Path(folder) / "manifest.jsonl").read() if r.get("status") == "unverified"]
+    return [
+        r["class_name"] for r in JsonlLog(Path(folder) / "manifest.jsonl").read() if r.get("status") == "unverified"
+    ]

@@ -18,11 +18,21 @@ from gymverse.errors import BadInput
 from gymverse.evaluation.audit import SECTIONS, AuditConfig
 from gymverse.evaluation.tables import markdown_table
 from gymverse.synthesis.gates import ADOPT_AUDIT, JailGates
-from gymverse.synthesis.pipeline import (
-    CANDIDATES, MANIFEST, TEXTS, Candidate, CandidateRun, Progress, RunContext, Theme, judge_and_admit,
-    plan_candidates, run_all, save_texts, verdict_fields,
-)
 from gymverse.synthesis.modules import code_hash
+from gymverse.synthesis.pipeline import (
+    CANDIDATES,
+    MANIFEST,
+    TEXTS,
+    Candidate,
+    CandidateRun,
+    Progress,
+    RunContext,
+    Theme,
+    plan_candidates,
+    run_all,
+    save_texts,
+    verdict_fields,
+)
 from gymverse.synthesis.prompts import Prompts
 from gymverse.synthesis.records import JsonlLog
 
@@ -71,8 +81,15 @@ def remember_passed(gates: JailGates, output: Path, records: list[dict]) -> None
 
 
 def synthesize(
-    themes: list[Theme], writer: Callable[[], Callable], output: Path, gates: JailGates, count: int = 1,
-    repairs: int = 2, concurrency: int = 4, prompts: Prompts | None = None, console=None,
+    themes: list[Theme],
+    writer: Callable[[], Callable],
+    output: Path,
+    gates: JailGates,
+    count: int = 1,
+    repairs: int = 2,
+    concurrency: int = 4,
+    prompts: Prompts | None = None,
+    console=None,
 ) -> RunSummary:
     """Make ``count`` games per theme. ``writer()`` builds the writer model's ``ask`` (only if there is work)."""
     output.mkdir(parents=True, exist_ok=True)
@@ -91,6 +108,7 @@ def synthesize(
             if record["status"] in PASSED:
                 taken.add(record["class_name"])
             return record
+
         return run
 
     errors = run_all({c.id: job(c) for c in candidates}, manifest, concurrency, Progress(console))
@@ -123,11 +141,14 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
                     shutil.copyfile(file, output / file.name)
                     save_texts(output, f"{file.stem}.{judgement.class_name}", judgement)
                 record = {"candidate": file.stem, "source": str(file.resolve())}
-                record.update(verdict_fields(judgement, file.name if passed else None),
-                              gate_seconds=round(judgement.seconds, 3),
-                              code_sha256=code_hash(file.read_text(errors="replace")))
+                record.update(
+                    verdict_fields(judgement, file.name if passed else None),
+                    gate_seconds=round(judgement.seconds, 3),
+                    code_sha256=code_hash(file.read_text(errors="replace")),
+                )
                 records.append(record)
             return records
+
         return run
 
     errors = run_all({f.stem: job(f) for f in entries.files}, manifest, concurrency, Progress(console))
@@ -135,8 +156,9 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
     return finish(output, [f.stem for f in entries.files], errors, gates, ADOPTED_AUDIT)
 
 
-def finish(output: Path, planned: list[str], errors: dict[str, str], gates: JailGates,
-           audit_config: AuditConfig | None = None) -> RunSummary:
+def finish(
+    output: Path, planned: list[str], errors: dict[str, str], gates: JailGates, audit_config: AuditConfig | None = None
+) -> RunSummary:
     latest = {(r["candidate"], r.get("class_name")): r for r in JsonlLog(output / MANIFEST).read()}
     summary = RunSummary(output, [r for key, r in latest.items() if key[0] in set(planned)], errors)
     (output / "summary.md").write_text(summary_markdown(summary))
@@ -145,9 +167,18 @@ def finish(output: Path, planned: list[str], errors: dict[str, str], gates: Jail
 
 
 def summary_rows(records: list[dict]) -> list[list]:
-    return [[r["candidate"], r["status"], r.get("class_name") or "-", r["reason"] or "-",
-             r.get("repair_rounds", "-"), r.get("prompt_tokens", 0) + r.get("completion_tokens", 0),
-             round(r.get("writer_seconds", 0.0) + r.get("gate_seconds", 0.0), 1)] for r in records]
+    return [
+        [
+            r["candidate"],
+            r["status"],
+            r.get("class_name") or "-",
+            r["reason"] or "-",
+            r.get("repair_rounds", "-"),
+            r.get("prompt_tokens", 0) + r.get("completion_tokens", 0),
+            round(r.get("writer_seconds", 0.0) + r.get("gate_seconds", 0.0), 1),
+        ]
+        for r in records
+    ]
 
 
 SUMMARY_HEADER = ["candidate", "status", "game", "reason refused", "repair rounds", "tokens", "seconds"]
@@ -155,9 +186,14 @@ SUMMARY_HEADER = ["candidate", "status", "game", "reason refused", "repair round
 
 def summary_markdown(summary: RunSummary) -> str:
     counts = summary.counts()
-    lines = ["# Synthesis summary", "",
-             f"{counts['accepted']} accepted, {counts['unverified']} unverified (no solver), {counts['refused']} "
-             f"refused; manifest: `{MANIFEST}`.", "", markdown_table(SUMMARY_HEADER, summary_rows(summary.records))]
+    lines = [
+        "# Synthesis summary",
+        "",
+        f"{counts['accepted']} accepted, {counts['unverified']} unverified (no solver), {counts['refused']} "
+        f"refused; manifest: `{MANIFEST}`.",
+        "",
+        markdown_table(SUMMARY_HEADER, summary_rows(summary.records)),
+    ]
     if summary.errors:
         lines += ["", "Unfinished (tried again by the next run):", ""]
         lines += [f"- {c}: {e}" for c, e in summary.errors.items()]
@@ -184,8 +220,12 @@ def audit_accepted(output: Path, records: list[dict], gates: JailGates, config: 
         env_id = f"{output.name}:{record['class_name']}"
         audits.append(gates.audit(output / record["file"], record["class_name"], env_id, config, record["domain"]))
     result = AuditResult(config, audits)
-    result.diversity = audit_diversity([a.env_id for a in audits], [a.domain for a in audits],
-                                       {a.env_id: a.plays for a in audits}, model=gates.novelty.model())
+    result.diversity = audit_diversity(
+        [a.env_id for a in audits],
+        [a.domain for a in audits],
+        {a.env_id: a.plays for a in audits},
+        model=gates.novelty.model(),
+    )
     paths = write_audit_report(result, folder)
     stamp.write_text(json.dumps(audited))
     return paths

@@ -1,6 +1,5 @@
 """The writer model: any chat-capable policy spec, asked one prompt at a time from many threads."""
 
-import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -24,20 +23,30 @@ class Writer:
     Local models apply their tokenizer's chat template and answer one request at a time.
     """
 
-    def __init__(self, spec: str, temperature: float = 0.7, max_tokens: int = 8192, timeout_s: float = 600.0,
-                 api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        temperature: float = 0.7,
+        max_tokens: int = 8192,
+        timeout_s: float = 600.0,
+        api_key: str | None = None,
+    ) -> None:
         from gymverse.policy import load_policy
 
         if spec.partition(":")[0] in SCRIPTED_SPECS:
-            raise BadInput(f"--model {spec}: a writer must be a language model (openai:URL#MODEL, vllm:PATH "
-                           "or a Hugging Face folder)")
-        # No log line per request between the progress bars (a filter: imported packages reset levels); the
-        # openai client logs through httpx or, in some versions, httpx2.
-        for name in ("httpx", "httpx2"):
-            logging.getLogger(name).addFilter(lambda record: record.levelno >= logging.WARNING)
+            raise BadInput(
+                f"--model {spec}: a writer must be a language model (openai:URL#MODEL, vllm:PATH "
+                "or a Hugging Face folder)"
+            )
         self.remote = spec.startswith("openai:")
-        self.policy = load_policy(spec, temperature=temperature, generate_max_length=max_tokens, api_key=api_key,
-                                  chat=True, timeout_s=timeout_s)
+        self.policy = load_policy(
+            spec,
+            temperature=temperature,
+            generate_max_length=max_tokens,
+            api_key=api_key,
+            chat=True,
+            timeout_s=timeout_s,
+        )
         self.lock = None if self.remote else threading.Lock()
         if not self.remote and not getattr(self.policy.tokenizer, "chat_template", None):
             raise BadInput(f"--model {spec}: its tokenizer has no chat template; a writer must be a chat model")

@@ -17,6 +17,10 @@ in it replaced by NEW (one variant of a file per answer, e.g. a broken game), in
 named after the file's extension. A request no rule matches gets HTTP 404. ``usage`` counts
 whitespace-separated words.
 
+A failing server is scripted too: ``{"status": 500}`` answers with that HTTP error, ``{"body": "garbage"}``
+with a body that is not JSON, ``{"no_choices": true}`` with an answer whose ``choices`` is empty, and
+``"delay_s": 3`` (beside any of these, or beside ``"text"``) answers that much later.
+
 Run it: ``python -m gymverse.testing.scripted_server --script FILE --port 8000``; then
 ``openai:http://127.0.0.1:8000/v1#scripted`` names it as a model.
 """
@@ -34,10 +38,19 @@ FENCES = {".py": "python", ".json": "json", ".md": "markdown"}
 
 
 @dataclass
+class Answer:
+    text: str = ""
+    status: int = 200  # an HTTP error status instead of an answer
+    body: str | None = None  # a raw body instead of the API's JSON
+    no_choices: bool = False  # an answer whose "choices" is empty
+    delay_s: float = 0.0  # seconds to wait before answering
+
+
+@dataclass
 class Rule:
     name: str
     when: list[str]
-    answers: list[str]
+    answers: list[Answer]
     served: int = 0
 
 
@@ -55,7 +68,7 @@ class Script:
             base = Path(source).parent
             source = json.loads(Path(source).read_text())
         rules = [
-            Rule(r.get("name", f"rule{i}"), list(r.get("when", [])), [_answer_text(a, base) for a in r["answers"]])
+            Rule(r.get("name", f"rule{i}"), list(r.get("when", [])), [_answer(a, base) for a in r["answers"]])
             for i, r in enumerate(source["rules"])
         ]
         return cls(rules, source.get("model", "scripted"))
@@ -63,16 +76,23 @@ class Script:
     def match(self, request_text: str) -> Rule | None:
         return next((rule for rule in self.rules if all(part in request_text for part in rule.when)), None)
 
-    def take(self, rule: Rule) -> str:
+    def take(self, rule: Rule) -> Answer:
         """The rule's next answer (its last once they run out), logged."""
         self.log.append(f"{rule.name}#{rule.served}")
         rule.served += 1
         return rule.answers[min(rule.served, len(rule.answers)) - 1]
 
 
-def _answer_text(answer: str | dict, base: Path) -> str:
+def _answer(answer: str | dict, base: Path) -> Answer:
     if isinstance(answer, str):
-        return answer
+        return Answer(answer)
+    text = _file_text(answer, base) if "file" in answer else answer.get("text", "")
+    return Answer(
+        text, answer.get("status", 200), answer.get("body"), answer.get("no_choices", False), answer.get("delay_s", 0.0)
+    )
+
+
+def _file_text(answer: dict, base: Path) -> str:
     path = base / answer["file"]
     text = path.read_text().rstrip()
     for old, new in answer.get("replace", []):
@@ -94,7 +114,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(self, status: int, body: dict) -> None:
-        data = json.dumps(body).encode()
+        self._send_raw(status, json.dumps(body).encode())
+
+    def _send_raw(self, status: int, data: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -130,18 +152,31 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with self.server.lock:
             answer = script.take(rule)
-        usage = {"prompt_tokens": _words(text), "completion_tokens": _words(answer)}
+        time.sleep(answer.delay_s)
+        if answer.status != 200:
+            self._send(answer.status, {"error": {"message": f"scripted HTTP {answer.status}"}})
+            return
+        if answer.body is not None:
+            self._send_raw(200, answer.body.encode())
+            return
+        usage = {"prompt_tokens": _words(text), "completion_tokens": _words(answer.text)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "logprobs": None}
         if chat:
-            choice["message"] = {"role": "assistant", "content": answer}
+            choice["message"] = {"role": "assistant", "content": answer.text}
         else:
-            choice["text"] = answer
-        self._send(200, {
-            "id": f"scripted-{len(self.server.script.log)}", "object": "chat.completion" if chat else "text_completion",
-            "created": int(time.time()), "model": request.get("model", self.server.script.model),
-            "choices": [choice], "usage": usage,
-        })
+            choice["text"] = answer.text
+        self._send(
+            200,
+            {
+                "id": f"scripted-{len(self.server.script.log)}",
+                "object": "chat.completion" if chat else "text_completion",
+                "created": int(time.time()),
+                "model": request.get("model", self.server.script.model),
+                "choices": [] if answer.no_choices else [choice],
+                "usage": usage,
+            },
+        )
 
 
 class ScriptedServer(ThreadingHTTPServer):
@@ -154,13 +189,21 @@ class ScriptedServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, script: Script, port: int = 0,
-                 before_answer: Callable[[str, int], bool | None] | None = None) -> None:
+    def __init__(
+        self, script: Script, port: int = 0, before_answer: Callable[[str, int], bool | None] | None = None
+    ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.script = script
         self.before_answer = before_answer
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (timed out) before its answer is not an error of the server's."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

@@ -1,1 +1,1 @@
-"""The native PERPO trainer: flags, run files, checkpoints and resume, the training loop, SFT warm start."""
+"""The native PERPO trainer: its flags, its command line and its step on the run loop (``gymverse.run.loop``)."""

@@ -1,34 +1,44 @@
 """Command-line arguments of the native trainer, with OAT's and GymVerse's flag names.
 
-``TrainArgs`` is the run configuration (``gymverse.run.config.RunConfig``, shared with the OAT backend,
-defaults included) plus the native trainer's own flags; the GPU-only flags (``GPU_ONLY_FLAGS``) are
-accepted and listed as ignored, so the command lines documented for GymVerse parse unchanged. Flags are parsed by tyro, as
-in OAT: ``--a_b`` and ``--a-b`` are the same flag, booleans are ``--flag`` / ``--no-flag``.
+``TrainArgs`` is the run loop's configuration (``gymverse.run.config.LoopConfig``: ``RunConfig``, shared
+with the OAT backend, defaults included, plus --device, --cpu_threads and --resume); the GPU-only flags
+(``GPU_ONLY_FLAGS``) are accepted and listed as ignored, so the command lines documented for GymVerse parse
+unchanged. Flags are parsed by tyro, as in OAT: ``--a_b`` and ``--a-b`` are the same flag, booleans are
+``--flag`` / ``--no-flag``.
 """
 
 from dataclasses import dataclass
 
-from gymverse.errors import BadInput
-from gymverse.run.config import RunConfig, validate_run_config
+from gymverse.run.config import LoopConfig
 
 
 @dataclass
-class TrainArgs(RunConfig):
+class TrainArgs(LoopConfig):
     """PERPO with the native trainer: one process, Hugging Face models, a CPU by default."""
-
-    device: str = "cpu"
-    """Torch device of the model (e.g. cpu, cuda)."""
-    cpu_threads: int = 1
-    """Torch threads on a CPU (0: torch's default); small models run fastest on one, also beside other work."""
-    resume: bool = False
-    """Continue the latest run folder named --wb_run_name from its last checkpoint."""
 
 
 # OAT's flags that need GPUs: accepted (GymVerse's command lines parse unchanged) and listed as ignored.
 GPU_ONLY_FLAGS = (
-    "gpus", "num_gpus_per_actor", "num_groups", "launch_type", "enable_prefix_caching", "collocate", "vllm_sleep",
-    "vllm_gpu_ratio", "shm_size_mb", "asynchronous", "rollout_batch_size_per_device", "pi_buffer_maxlen_per_device",
-    "zero_stage", "bf16", "flash_attn", "ref_offload", "adam_offload", "critic_type", "top_k", "eval_top_k",
+    "gpus",
+    "num_gpus_per_actor",
+    "num_groups",
+    "launch_type",
+    "enable_prefix_caching",
+    "collocate",
+    "vllm_sleep",
+    "vllm_gpu_ratio",
+    "shm_size_mb",
+    "asynchronous",
+    "rollout_batch_size_per_device",
+    "pi_buffer_maxlen_per_device",
+    "zero_stage",
+    "bf16",
+    "flash_attn",
+    "ref_offload",
+    "adam_offload",
+    "critic_type",
+    "top_k",
+    "eval_top_k",
     "apply_chat_template",
 )
 
@@ -44,9 +54,3 @@ def ignored_flags(argv: list[str]) -> list[str]:
         if name in GPU_ONLY_FLAGS:
             found.append(token.split("=", 1)[0])
     return found
-
-
-def validate_train_args(args: TrainArgs) -> None:
-    validate_run_config(args)
-    if args.cpu_threads < 0:
-        raise BadInput(f"--cpu_threads must be 0 (torch's default) or more, got {args.cpu_threads}")

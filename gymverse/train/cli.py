@@ -1,22 +1,27 @@
 """Command line of the native trainer: OAT's and GymVerse's flags in, a run folder out.
 
-The flags are checked (and ``--env_dir`` folders registered) before torch and transformers are
-imported, so a mistyped value is refused at once; every error names the flag as it was typed.
+The flags are checked (and ``--env_dir`` folders registered) by ``gymverse.run.prepare`` before torch and
+transformers are imported, so a mistyped value is refused at once; every error names the flag as it was typed.
 """
 
 import sys
 from pathlib import Path
 
-from gymverse.errors import BadInput
-from gymverse.run.config import check_run_envs, flags_as_typed, register_env_dirs
-from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
+from gymverse.errors import BadInput, ResourceError
+from gymverse.run.config import validate_loop_config
+from gymverse.run.prepare import flags_as_typed, prepare
+from gymverse.train.args import TrainArgs, ignored_flags
 
 
 def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
     import tyro
 
-    return tyro.cli(TrainArgs, args=argv, prog=prog,
-                    description="PERPO training with the native trainer (runs anywhere; a CPU by default).")
+    return tyro.cli(
+        TrainArgs,
+        args=argv,
+        prog=prog,
+        description="PERPO training with the native trainer (runs anywhere; a CPU by default).",
+    )
 
 
 def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
@@ -24,14 +29,14 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     Ctrl-C stops at the end of a step with a checkpoint and raises KeyboardInterrupt."""
     args = parse_train_args(argv, prog)
     try:
-        validate_train_args(args)
-        register_env_dirs(args)
-        check_run_envs(args)
+        prepare(args, argv, validate_loop_config)
     except BadInput as error:
-        print(f"error: {flags_as_typed(str(error), argv)}", file=sys.stderr)
+        print(f"error: {error}", file=sys.stderr)
         return None
     skipped = ignored_flags(argv)
-    print("Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else ""))
+    print(
+        "Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else "")
+    )
     from gymverse.train.loop import Trainer  # torch and transformers: only once the flags are known to be good
 
     try:
@@ -42,7 +47,11 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The exit status: 2 for bad input, 1 for a failing resource (a full disk), 130 for Ctrl-C."""
     try:
         return 0 if train_from_argv(sys.argv[1:] if argv is None else list(argv), prog) is not None else 2
+    except ResourceError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130

@@ -8,12 +8,12 @@ Games that are not ours are played here through their jailed proxies (``gymverse
 from dataclasses import dataclass, field
 from typing import Callable
 
+from gymverse.errors import BadInput
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, epsilon_name, play_level
 from gymverse.evaluation.audit.correctness import Correctness, audit_correctness
 from gymverse.evaluation.audit.difficulty import NOT_MEASURED, Difficulty, audit_difficulty
 from gymverse.evaluation.audit.diversity import Diversity, audit_diversity
 from gymverse.evaluation.audit.problems import Problem, rank_envs
-from gymverse.errors import BadInput
 from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailBroken
 
@@ -90,8 +90,17 @@ def unmeasured(target: EnvTarget, config: AuditConfig, reason: str, detail: str)
     if "correctness" in config.sections:
         audit.correctness = Correctness(problems=[Problem(target.env_id, "correctness", reason, "error", detail)])
     if "difficulty" in config.sections:
-        audit.difficulty = Difficulty(problems=[Problem(target.env_id, "difficulty", "not_measured", "warning",
-                                                        f"{NOT_MEASURED}: the game could not be played")])
+        audit.difficulty = Difficulty(
+            problems=[
+                Problem(
+                    target.env_id,
+                    "difficulty",
+                    "not_measured",
+                    "warning",
+                    f"{NOT_MEASURED}: the game could not be played",
+                )
+            ]
+        )
     return audit
 
 
@@ -99,20 +108,25 @@ def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
     try:
         plays = play_env(target, config)
     except Exception as error:  # the env cannot even be built (or reset) at level 1, or its jail ended
-        reason = error.reason if isinstance(error, JailBroken) else "memory" if isinstance(error, MemoryError) else "crash"
+        reason = (
+            error.reason if isinstance(error, JailBroken) else "memory" if isinstance(error, MemoryError) else "crash"
+        )
         return unmeasured(target, config, reason, f"building the env: {type(error).__name__} {error}".strip())
     audit = EnvAudit(target.env_id, target.domain, plays)
     if "correctness" in config.sections:
         checker_levels = list(range(1, config.checker_max_level + 1))
-        audit.correctness = audit_correctness(target, plays, checker_levels, config.checker_seeds,
-                                              config.episode_time_s)
+        audit.correctness = audit_correctness(
+            target, plays, checker_levels, config.checker_seeds, config.episode_time_s
+        )
     if "difficulty" in config.sections:
         audit.difficulty = audit_difficulty(target.env_id, plays)
     return audit
 
 
 def run_audit(
-    targets: list[EnvTarget], config: AuditConfig | None = None, on_env: Callable[[str], None] | None = None,
+    targets: list[EnvTarget],
+    config: AuditConfig | None = None,
+    on_env: Callable[[str], None] | None = None,
     embedder=None,
 ) -> AuditResult:
     """Audit every target; ``on_env(env_id)`` is called as each one starts (for progress)."""
@@ -127,7 +141,10 @@ def run_audit(
         if on_env:
             on_env("diversity")
         result.diversity = audit_diversity(
-            [a.env_id for a in audits], [a.domain for a in audits], {a.env_id: a.plays for a in audits},
-            model=embedder, near_duplicate=config.near_duplicate,
+            [a.env_id for a in audits],
+            [a.domain for a in audits],
+            {a.env_id: a.plays for a in audits},
+            model=embedder,
+            near_duplicate=config.near_duplicate,
         )
     return result

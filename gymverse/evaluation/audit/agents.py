@@ -102,10 +102,17 @@ def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], epis
                 trace, info = play(env, recording(make_chooser(agent, seed), actions), seed)
             rewards = [step[1] for step in trace[1:]]
             success = won(trace, info)
-            record.episodes.append(EpisodeSummary(
-                seed, success, sum(rewards), rewards[-1], len(rewards),
-                sum(rewards) - (rewards[-1] if success else 0.0), success_is_reported(info),
-            ))
+            record.episodes.append(
+                EpisodeSummary(
+                    seed,
+                    success,
+                    sum(rewards),
+                    rewards[-1],
+                    len(rewards),
+                    sum(rewards) - (rewards[-1] if success else 0.0),
+                    success_is_reported(info),
+                )
+            )
             if record.transcript is None:
                 record.transcript = Transcript(seed, actions, trace)
     except EpisodeNeverEnds as failure:
@@ -115,7 +122,10 @@ def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], epis
     except TimeoutError as failure:
         record.failure = ("hang", str(failure))
     except Exception as error:
-        record.failure = (error.reason if isinstance(error, JailBroken) else "crash", f"{type(error).__name__}: {error}")
+        record.failure = (
+            error.reason if isinstance(error, JailBroken) else "crash",
+            f"{type(error).__name__}: {error}",
+        )
     return record
 
 

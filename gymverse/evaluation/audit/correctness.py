@@ -49,7 +49,10 @@ def rewards_without_progress(target: EnvTarget, level: int, seed: int) -> list[f
 
 
 def audit_correctness(
-    target: EnvTarget, plays: list[LevelPlay], checker_levels: list[int], checker_seeds: int,
+    target: EnvTarget,
+    plays: list[LevelPlay],
+    checker_levels: list[int],
+    checker_seeds: int,
     episode_time_s: float = 10.0,
 ) -> Correctness:
     """Check ``target`` with the env checker and read the agents' ``plays`` for reward and replay faults."""
@@ -60,8 +63,9 @@ def audit_correctness(
 
     report = check_env(target.make, levels=checker_levels, seeds=checker_seeds, env_id=target.env_id)
     for check in report.results:
-        result.checker.append({"name": check.name, "passed": check.passed, "detail": check.detail,
-                               "warning": check.warning})
+        result.checker.append(
+            {"name": check.name, "passed": check.passed, "detail": check.detail, "warning": check.warning}
+        )
         if check.passed is False:
             problem("checker:" + check.name.replace(" ", "_"), check.detail)
         elif check.warning and check.passed is not None:  # "no solver" has its own problem below
@@ -73,8 +77,11 @@ def audit_correctness(
             reason, detail = level_play.failure
             problem(reason, f"{where}: {detail}")
         for episode in level_play.mismatches[:1]:
-            problem("success_mismatch", f"{where}, seed {episode.seed}: final reward {episode.final_reward:+g} "
-                    f"but info['success'] is {episode.success}")
+            problem(
+                "success_mismatch",
+                f"{where}, seed {episode.seed}: final reward {episode.final_reward:+g} "
+                f"but info['success'] is {episode.success}",
+            )
         if not level_play.episodes:
             continue
         if level_play.agent == SOLVER:
@@ -83,8 +90,10 @@ def audit_correctness(
             mean = sum(e.reward_outside_win for e in level_play.episodes) / len(level_play.episodes)
             result.random_reward_outside_wins[level_play.level] = mean
             if mean > 1e-9:
-                problem("random_play_earns_reward",
-                        f"random play earns {mean:+.3f} per episode outside wins at level {level_play.level}")
+                problem(
+                    "random_play_earns_reward",
+                    f"random play earns {mean:+.3f} per episode outside wins at level {level_play.level}",
+                )
 
     unsolved = sorted(level for level, rate in result.solver_success.items() if rate < 1.0)
     if unsolved:
@@ -104,8 +113,9 @@ def audit_correctness(
             problem("crash", f"repeating one move at level {level}: {type(error).__name__}: {error}")
             continue
         if any(r > 0 for r in paid):
-            problem("reward_without_progress",
-                    f"level {level}: a repeated move or a malformed reply earned {max(paid):+g}")
+            problem(
+                "reward_without_progress", f"level {level}: a repeated move or a malformed reply earned {max(paid):+g}"
+            )
             break
 
     for level_play in plays:
@@ -119,14 +129,18 @@ def audit_correctness(
             problem("hang", f"replaying {level_play.agent} at level {level_play.level}: {error}")
             continue
         except Exception as error:
-            problem("crash", f"replaying {level_play.agent} at level {level_play.level}: "
-                    f"{type(error).__name__}: {error}")
+            problem(
+                "crash", f"replaying {level_play.agent} at level {level_play.level}: {type(error).__name__}: {error}"
+            )
             continue
         result.replays += 1
         if again != first.trace:
             step = next((i for i, (a, b) in enumerate(zip(first.trace, again)) if a != b), len(again))
-            problem("nondeterministic", f"{level_play.agent} at level {level_play.level}, seed {first.seed}: "
-                    f"the same seed and actions gave a different trace from step {step}")
+            problem(
+                "nondeterministic",
+                f"{level_play.agent} at level {level_play.level}, seed {first.seed}: "
+                f"the same seed and actions gave a different trace from step {step}",
+            )
             break
     result.problems = merge_by_reason(result.problems)
     return result

@@ -44,18 +44,34 @@ def audit_difficulty(env_id: str, plays: list[LevelPlay]) -> Difficulty:
     shared = sorted(set.intersection(*(set(c) for c in curves))) if curves else []
     if len(shared) < 2:
         failure = next((p for p in plays if p.failure), None)
-        why = f" ({failure.agent} at level {failure.level}: {failure.failure[0]}: {failure.failure[1]})" if failure else ""
-        result.problems.append(Problem(env_id, "difficulty", "not_measured", "warning",
-                                       f"{NOT_MEASURED}: fewer than two levels were played to the end{why}"))
+        why = (
+            f" ({failure.agent} at level {failure.level}: {failure.failure[0]}: {failure.failure[1]})"
+            if failure
+            else ""
+        )
+        result.problems.append(
+            Problem(
+                env_id,
+                "difficulty",
+                "not_measured",
+                "warning",
+                f"{NOT_MEASURED}: fewer than two levels were played to the end{why}",
+            )
+        )
         return result
     result.judged_on = "mean of epsilon agents" if epsilon_curves else "random agent"
     mean_curve = {level: sum(c[level] for c in curves) / len(curves) for level in shared}
     judged = result.judged = trend(mean_curve)
     result.verdict = difficulty_verdict(judged.spearman, judged.drop)
     if result.verdict != "graded":
-        result.problems.append(Problem(
-            env_id, "difficulty", f"difficulty_{result.verdict}", "warning",
-            f"success {mean_curve[shared[0]]:.2f} at level {shared[0]} vs {mean_curve[shared[-1]]:.2f} at level "
-            f"{shared[-1]} (Spearman {judged.spearman:+.2f}, {result.judged_on})",
-        ))
+        result.problems.append(
+            Problem(
+                env_id,
+                "difficulty",
+                f"difficulty_{result.verdict}",
+                "warning",
+                f"success {mean_curve[shared[0]]:.2f} at level {shared[0]} vs {mean_curve[shared[-1]]:.2f} at level "
+                f"{shared[-1]} (Spearman {judged.spearman:+.2f}, {result.judged_on})",
+            )
+        )
     return result

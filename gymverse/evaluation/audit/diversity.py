@@ -100,7 +100,10 @@ def mean_distance(distance: np.ndarray, rows: list[int], cols: list[int]) -> flo
 
 
 def audit_diversity(
-    env_ids: list[str], domains: list[str], plays: dict[str, list[LevelPlay]], model=None,
+    env_ids: list[str],
+    domains: list[str],
+    plays: dict[str, list[LevelPlay]],
+    model=None,
     near_duplicate: float = NEAR_DUPLICATE_SIMILARITY,
 ) -> Diversity:
     model = model or load_embedder()
@@ -113,8 +116,7 @@ def audit_diversity(
     distance = 1.0 - similarity
     result = Diversity(env_ids, domains, similarity, principal_map(vectors))
     members = {d: [i for i, x in enumerate(domains) if x == d] for d in sorted(set(domains))}
-    result.domain_distance = {a: {b: mean_distance(distance, members[a], members[b]) for b in members}
-                              for a in members}
+    result.domain_distance = {a: {b: mean_distance(distance, members[a], members[b]) for b in members} for a in members}
     same = [(i, j) for i, j in itertools.combinations(range(len(env_ids)), 2) if domains[i] == domains[j]]
     other = [(i, j) for i, j in itertools.combinations(range(len(env_ids)), 2) if domains[i] != domains[j]]
     if same:
@@ -126,7 +128,8 @@ def audit_diversity(
             a, b, sim = env_ids[i], env_ids[j], float(similarity[i, j])
             result.near_duplicates.append((a, b, sim))
             for env, twin in ((a, b), (b, a)):
-                result.problems.append(Problem(env, "diversity", "near_duplicate", "warning",
-                                               f"cosine similarity {sim:.3f} to {twin}"))
+                result.problems.append(
+                    Problem(env, "diversity", "near_duplicate", "warning", f"cosine similarity {sim:.3f} to {twin}")
+                )
     result.features = {env_id: structural_features(plays[env_id]) for env_id in env_ids}
     return result

@@ -1,4 +1,4 @@
-"""The native trainer's update step: one model, its optimizer and schedule, PPO-clip on sampled replies.
+"""The update step of the in-process run loop: one model, its optimizer and schedule, PPO-clip on sampled replies.
 
 ``PolicyUpdate.learn(samples, advantages, order)`` makes ``num_ppo_epochs`` passes over the samples (each
 one sampled reply with its prompt, token ids and sampling log-probabilities, as ``sample.turn``) in
@@ -29,15 +29,17 @@ def prepare_torch(device: str, cpu_threads: int, seed: int) -> None:
 class PolicyUpdate:
     """PPO-clip updates of ``model``. ``settings`` holds the trainer's flags (learning_rate, adam_beta_1/2, l2,
     lr_scheduler, lr_warmup_ratio, num_ppo_epochs, train_batch_size(_per_device), temperature, cliprange,
-    length_norm_constant, generate_max_length, beta, max_norm); ``total_updates`` sizes the schedule;
-    ``reference`` (a frozen model) adds ``beta`` times the KL penalty."""
+    length_norm_constant, generate_max_length, beta, kl_loss_type, max_norm); ``total_updates`` sizes the
+    schedule; ``reference`` (a frozen model) adds ``beta`` times the KL penalty (estimated by ``kl_loss_type``)."""
 
     def __init__(self, model: Any, pad_id: int, settings: Any, total_updates: int, reference: Any = None) -> None:
         import torch
 
         self.model, self.pad_id, self.settings, self.reference = model, pad_id, settings, reference
         self.optimizer = torch.optim.AdamW(
-            model.parameters(), lr=settings.learning_rate, betas=(settings.adam_beta_1, settings.adam_beta_2),
+            model.parameters(),
+            lr=settings.learning_rate,
+            betas=(settings.adam_beta_1, settings.adam_beta_2),
             weight_decay=settings.l2,
         )
         self.scheduler = _scheduler(self.optimizer, settings.lr_scheduler, total_updates, settings.lr_warmup_ratio)
@@ -53,6 +55,26 @@ class PolicyUpdate:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+
+    def reference_kl(self, samples: Sequence[Any], estimator: str) -> list[float]:
+        """Each sample's per-token KL (``estimator``) between the reply's sampling log-probabilities and the
+        reference model's, summed over the reply (what veRL subtracts from a reply's reward with kl_ctrl)."""
+        import torch
+
+        from gymverse.policy.hf import response_mask, sequence_logprobs
+
+        args, sums = self.settings, []
+        with torch.no_grad():
+            for start in range(0, len(samples), args.train_batch_size_per_device):
+                micro = samples[start : start + args.train_batch_size_per_device]
+                responses = [s.turn.response_ids for s in micro]
+                ref = sequence_logprobs(
+                    self.reference, [s.turn.prompt_ids for s in micro], responses, args.temperature, self.pad_id
+                )
+                mask = response_mask(responses, ref.device)
+                sampled = _padded([s.turn.logprobs for s in micro], ref)
+                sums += kl_penalty(sampled, ref, mask, estimator).sum(-1).tolist()
+        return sums
 
     def learn(self, samples: Sequence[Any], advantages: Sequence[float], order: random.Random) -> dict[str, float]:
         """One update on ``samples`` (``order`` shuffles them); mean loss statistics, grad norm, learning rate."""
@@ -80,13 +102,16 @@ class PolicyUpdate:
                     logprobs = sequence_logprobs(model, prompts, responses, args.temperature, pad)
                     mask = response_mask(responses, logprobs.device)
                     old = _padded([s.turn.logprobs for s in micro], logprobs)
-                    adv = torch.tensor([advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
-                                       dtype=logprobs.dtype, device=logprobs.device)
+                    adv = torch.tensor(
+                        [advantages[i] for i in batch[micro_start : micro_start + len(micro)]],
+                        dtype=logprobs.dtype,
+                        device=logprobs.device,
+                    )
                     loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
                     if self.reference is not None:
                         with torch.no_grad():
                             ref = sequence_logprobs(self.reference, prompts, responses, args.temperature, pad)
-                        kl = aggregate_tokens(kl_penalty(logprobs, ref, mask), mask, normalizer)
+                        kl = aggregate_tokens(kl_penalty(logprobs, ref, mask, args.kl_loss_type), mask, normalizer)
                         loss = loss + args.beta * kl
                         stats["kl"] = kl.item()
                     (loss * len(micro) / len(batch)).backward()
@@ -120,8 +145,13 @@ def _scheduler(optimizer: Any, name: str, total: int, warmup_ratio: float) -> An
 
     extra = {"min_lr_rate": 0.1} if name == "cosine_with_min_lr" else {}
     total = max(total, 1)
-    scheduler = get_scheduler(name, optimizer, num_warmup_steps=int(total * warmup_ratio),
-                              num_training_steps=total, scheduler_specific_kwargs=extra)
+    scheduler = get_scheduler(
+        name,
+        optimizer,
+        num_warmup_steps=int(total * warmup_ratio),
+        num_training_steps=total,
+        scheduler_specific_kwargs=extra,
+    )
     # past ``total`` updates (a GenEnv run on an episode budget whose tasks were not all valid) the rate stays at
     # its last value, where a cosine would climb back up
     scheduler.lr_lambdas = [lambda update, rate=rate: rate(min(update, total)) for rate in scheduler.lr_lambdas]
