@@ -67,17 +67,23 @@ def embedder():
 GYMVERSE_LAYOUT = os.path.join(os.path.dirname(__file__), "fixtures", "gymverse_layout")
 
 
-@pytest.fixture
-def gymverse_folder(tmp_path):
-    """A copy of GymVerse's layout (tests/fixtures/gymverse_layout): the game folder ``.../gem/envs/example``.
-
-    The ``example:`` ids registered while the test ran are removed afterwards."""
-    import shutil
-
+@pytest.fixture(autouse=True)
+def isolated_registry():
+    """Each test leaves GEM's registry as it found it, so that an id one test registers from its own folder
+    (``example:RunicPotionGame``) is never the one another test finds."""
+    import gymverse  # noqa: F401  (the built-in games and plugins are registered at import, before the snapshot)
     from gem.envs.registration import ENV_REGISTRY
 
-    before = set(ENV_REGISTRY)
+    before = dict(ENV_REGISTRY)
+    yield
+    ENV_REGISTRY.clear()
+    ENV_REGISTRY.update(before)
+
+
+@pytest.fixture
+def gymverse_folder(tmp_path):
+    """A copy of GymVerse's layout (tests/fixtures/gymverse_layout): the game folder ``.../gem/envs/example``."""
+    import shutil
+
     root = shutil.copytree(GYMVERSE_LAYOUT, tmp_path / "GymVerse")
-    yield root / "gem" / "envs" / "example"
-    for env_id in set(ENV_REGISTRY) - before:
-        del ENV_REGISTRY[env_id]
+    return root / "gem" / "envs" / "example"
