@@ -304,12 +304,17 @@ def test_play_until_plays_each_env_of_the_step_until_its_share_of_trainable_turn
     calls.clear()
     play_until(plan_step(["a", "b"], 2, "round_robin", turns=5, keep_generation_failed=True), play)
     assert calls == [("b", 0)]  # overflowed episodes count when kept: 7 turns
-    with pytest.raises(RuntimeError, match="fewer than the 1 a step needs"):
-        play_until(plan_step(["a"], 1, "mixed", 1), lambda e, c: [make_episode(e, [0.0], lengths=[0])], max_rounds=3)
-    nothing = play_until(
-        plan_step(["a"], 1, "mixed", 4), lambda e, c: [make_episode(e, [], ended_by="context_overflow")]
+    calls.clear()
+    overflowing = play_until(
+        plan_step(["a"], 1, "mixed", 4),
+        lambda e, c: calls.append(c) or [make_episode(e, [0.0] * 3, ended_by="context_overflow")],
     )
-    assert len(nothing["a"]) == 1  # no turn at all: the next call would play the same
+    assert calls == [0] and len(overflowing["a"]) == 1  # nothing to learn from: the next call would add nothing either
+    calls.clear()
+    replyless = play_until(
+        plan_step(["a"], 1, "mixed", 1), lambda e, c: calls.append(c) or [make_episode(e, [0.0], lengths=[0])]
+    )
+    assert calls == [0] and len(replyless["a"]) == 1
 
 
 def test_take_draws_distinct_samples_in_order():

@@ -358,6 +358,8 @@ def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(
         "qwen3_game",
         "--wrappers",
         "concat",
+        "--max_model_len",  # concat grows the prompt each turn: GymVerse's command caps it at 30000
+        "4096",
     )
     metrics = RunFiles(train_from_argv(argv)).read("actor_env_metrics.jsonl")
     assert [r["env_id"] for r in metrics] == ids.split("|")  # round robin: one game per step

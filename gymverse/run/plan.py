@@ -78,32 +78,24 @@ def trainable_turns(episodes: Sequence[Any], keep_generation_failed: bool = Fals
     return sum(1 for e in episodes if trainable(e, keep_generation_failed) for t in e.turns if t.response_ids)
 
 
-def play_until(
-    plan: StepPlan,
-    play: Callable[[str, int], list[Any]],
-    max_rounds: int = 1000,
-) -> dict[str, list[Any]]:
+def play_until(plan: StepPlan, play: Callable[[str, int], list[Any]]) -> dict[str, list[Any]]:
     """Every episode the step plays, per environment: ``play(env_id, call)`` (``call`` counts from 0)
     until the environment's trainable episodes hold ``plan.turns_per_env`` turns.
 
-    A call that plays no turn at all (every prompt outgrew the context) ends that environment's
-    share early: nothing would change on the next call.
+    A call that adds no trainable turn (every prompt outgrew the context before its episode ended) ends
+    that environment's share early: the step learns from what it has, rather than asking again a policy
+    that cannot yet fit a game in its context.
     """
     played: dict[str, list[Any]] = {}
     for env_id in plan.env_ids:
         episodes: list[Any] = []
-        for call in range(max_rounds):
-            batch = play(env_id, call)
-            episodes += batch
-            if trainable_turns(episodes, plan.keep_generation_failed) >= plan.turns_per_env:
+        have, call = 0, 0
+        while have < plan.turns_per_env:
+            episodes += play(env_id, call)
+            call += 1
+            have, before = trainable_turns(episodes, plan.keep_generation_failed), have
+            if have == before:
                 break
-            if not any(e.turns for e in batch):
-                break
-        else:
-            raise RuntimeError(
-                f"{max_rounds} rounds of {env_id} gave only {trainable_turns(episodes, plan.keep_generation_failed)} "
-                f"trainable turns, fewer than the {plan.turns_per_env} a step needs"
-            )
         played[env_id] = episodes
     return played
 
