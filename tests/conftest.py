@@ -71,8 +71,9 @@ GYMVERSE_LAYOUT = os.path.join(os.path.dirname(__file__), "fixtures", "gymverse_
 def isolated_registry():
     """Each test leaves GEM's registry as it found it, so that an id one test registers from its own folder
     (``example:RunicPotionGame``) is never the one another test finds."""
-    import gymverse  # noqa: F401  (the built-in games and plugins are registered at import, before the snapshot)
     from gem.envs.registration import ENV_REGISTRY
+
+    import gymverse  # noqa: F401  (the built-in games and plugins are registered at import, before the snapshot)
 
     before = dict(ENV_REGISTRY)
     yield

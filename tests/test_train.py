@@ -11,10 +11,10 @@ import pytest
 import torch
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.curriculum import CurriculumDriver
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
 from gymverse.run.config import validate_loop_config
-from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
 from gymverse.run.prepare import prepare

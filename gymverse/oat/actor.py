@@ -15,6 +15,7 @@ import vllm
 from oat.algorithms.ppo import PPOActor
 from typing_extensions import override
 
+from gymverse.curriculum import apply_levels
 from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.records import GameTransition
@@ -22,7 +23,6 @@ from gymverse.oat.settings import global_actor_id
 from gymverse.oat.transitions import play_step
 from gymverse.rollout import Episode, collect_episodes, make_env_group
 from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
-from gymverse.run.curriculum import apply_levels
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import env_group_seed

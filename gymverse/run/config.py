@@ -298,25 +298,6 @@ def eval_settings(config) -> dict[str, tuple[str, str]]:
     return dict(zip(ids, zip(wrappers, per_env("eval_prompt_templates", config.prompt_template))))
 
 
-def curriculum_params(config) -> dict:
-    """Keyword arguments of ``gymverse.curriculum.make_curriculum`` for ``config.curriculum``."""
-    bounds = dict(
-        start=config.train_difficulty, min_complexity=config.min_difficulty, max_complexity=config.max_difficulty
-    )
-    own = {
-        "threshold": dict(
-            up_threshold=config.up_threshold,
-            down_threshold=config.down_threshold,
-            up_steps=config.up_steps,
-            down_steps=config.down_steps,
-        ),
-        "alpha": dict(alpha=config.alpha, k_min=config.k_min),
-        "ratchet": dict(accuracy=config.ratchet_accuracy, min_episodes=config.ratchet_min_episodes),
-        "uniform": dict(seed=config.seed),
-    }[config.curriculum]
-    return {**bounds, **own}
-
-
 def validate_run_config(config) -> None:
     """Raise :class:`BadInput` for values no trainer can run with."""
     if not train_env_ids(config):
