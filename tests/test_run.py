@@ -21,9 +21,10 @@ from gymverse.curriculum import (
     make_curriculum,
 )
 from gymverse.env import get_env_complexity
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import Episode, Turn
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
-from gymverse.rollout import Episode, Turn, make_env_group
 from gymverse.run.checkpoints import STATE_FILE, resolve_run_dir, resume_point, save_run_state
 from gymverse.run.config import RunConfig, eval_settings, validate_run_config
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages

@@ -7,8 +7,9 @@ import torch
 from gymverse.envs.games.mail_sorter import CITIES, MailSorter
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import collect_episodes
 from gymverse.errors import BadInput
-from gymverse.rollout import collect_episodes, make_env_group
 from gymverse.run.sft import (
     Demonstrator,
     collect_demonstrations,

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import gymverse.policy.hf as hf
+from gymverse.episodes import Turn
 from gymverse.policy.hf import HFPolicy
-from gymverse.rollout import Turn
 from gymverse.run.plan import TurnSample
 from gymverse.run.update import PolicyUpdate
 from gymverse.train.args import TrainArgs

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gymverse.policy.base import Generation
-from gymverse.rollout import apply_template
+from gymverse.prompts import apply_template
 from gymverse.run.plan import TurnSample
 from gymverse.run.update import PolicyUpdate
 

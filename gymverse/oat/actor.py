@@ -16,12 +16,13 @@ from oat.algorithms.ppo import PPOActor
 from typing_extensions import override
 
 from gymverse.curriculum import apply_levels
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import Episode, collect_episodes
 from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.records import GameTransition
 from gymverse.oat.settings import global_actor_id
 from gymverse.oat.transitions import play_step
-from gymverse.rollout import Episode, collect_episodes, make_env_group
 from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles

@@ -3,7 +3,7 @@
 It is :class:`gymverse.policy.vllm_policy.VLLMPolicy` minus the engine construction: replies are
 sampled by the actor's ``generate`` (OAT's, which knows the current sampling settings and LoRA
 state), and each vLLM output becomes a ``Generation`` exactly as ``VLLMPolicy`` makes it, box
-cutting included. ``rollout.collect_episodes`` then plays the episodes as in the native trainer.
+cutting included. ``gymverse.episodes.collect_episodes`` then plays the episodes as in the native trainer.
 """
 
 import random

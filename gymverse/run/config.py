@@ -15,8 +15,8 @@ from typing import Annotated, Literal, Optional
 import tyro
 
 from gymverse.curriculum import CURRICULA
+from gymverse.env.id_lists import split_env_ids
 from gymverse.errors import BadInput
-from gymverse.rollout import split_env_ids
 
 # Two games whose early levels a tiny byte-level model learns from the latest observation alone.
 DEMO_ENVS = "gymverse:GridCourier|gymverse:MailSorter"

@@ -42,9 +42,9 @@ class Trainer(RunLoop):
 
     # -- models and games -----------------------------------------------------------------------
     def build(self) -> None:
+        from gymverse.env.groups import make_env_group
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
-        from gymverse.rollout import make_env_group
 
         args = self.args
         if self.state:
@@ -101,7 +101,7 @@ class Trainer(RunLoop):
     # -- one step -------------------------------------------------------------------------------
     def collect(self, step: int) -> dict[str, list[Any]]:
         """Step ``step``'s episodes, per environment played (see ``gymverse.run.plan``)."""
-        from gymverse.rollout import collect_episodes
+        from gymverse.episodes import collect_episodes
 
         args = self.args
         plan = plan_step(self.env_ids, step, args.env_sampling, args.rollout_batch_size, args.keep_generation_failed)
