@@ -88,3 +88,9 @@ def test_the_subpackages_import_each_other_without_a_cycle():
 def test_the_cycle_finder_finds_one():
     assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_trainers_stand_side_by_side():
+    graph = import_graph()
+    assert "gymverse.train" not in graph["gymverse.oat"] | graph["gymverse.genenv"]
+    assert "gymverse.evaluation" not in graph["gymverse.sandbox"]  # the judge's targets are evaluation's

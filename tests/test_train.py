@@ -448,7 +448,7 @@ def test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_fro
 
 # -- the RL update ---------------------------------------------------------------------------------
 def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_advantage(micro_model, tmp_path):
-    from gymverse.policy.hf import sequence_logprobs
+    from gymverse.run.logprobs import sequence_logprobs
 
     args = parse_train_args(
         short_run(

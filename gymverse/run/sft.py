@@ -119,7 +119,7 @@ def train_on_demonstrations(
     import torch
     from tqdm import tqdm
 
-    from gymverse.policy.hf import response_mask, sequence_logprobs
+    from gymverse.run.logprobs import response_mask, sequence_logprobs
 
     if not pairs:
         raise ValueError("no demonstrations to train on")
