@@ -120,10 +120,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"env_id": " | "}, "--env_id is empty"),
-        ({"gamma": 1.5}, "--gamma"),
-        ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
-        ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
+        ({"env_id": " | "}, "--env_id is empty"),  # the run configuration's checks (tests/test_run.py) run too
         ({"train_batch_size": 6, "train_batch_size_per_device": 4}, "multiple"),
         ({"max_train": 10, "rollout_batch_size": 20}, "--max_train"),
     ],

@@ -13,14 +13,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gymverse.env import highest_complexity, registered_ids
-from gymverse.env.evolve import Thresholds, check_success_rate, threshold_step
+from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
 
 
 @dataclass
-class _EnvState:
-    complexity: int
-    up_streak: int = 0
-    down_streak: int = 0
+class _EnvState(Streaks):
     successes: float = 0.0
     episodes: int = 0
 

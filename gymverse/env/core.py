@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Mapping
 import gem
 
 from gymverse.env.complexity import ParamLine, check_params, draw_params, param_lines, param_ranges, validate_complexity
-from gymverse.env.evolve import EvolveState, Thresholds, check_success_rate, threshold_step
+from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
 from gymverse.env.parsing import InvalidAction, extract_boxed
 
 FORMAT_HINT = "Reply with exactly one command inside \\boxed{...}, for example \\boxed{%s}."
@@ -115,7 +115,7 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         self.budget: int | None = None  # the moves the game's rules allow this episode, when it counts them
         self.turn = 0
         self.done = True
-        self.evolver: EvolveState | None = None  # evolve()'s streaks, from its first call
+        self.evolver: tuple[tuple[Thresholds, int, int], Streaks] | None = None  # evolve()'s settings and streaks
         # The parameters' lines depend on the level only, so they are worked out once per level.
         self._lines: list[ParamLine] = []
         self._lines_level = 0
@@ -135,17 +135,14 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         ``max_complexity``) and use the complexity it returns from the next ``reset`` on. The rule's streaks
         start over whenever the settings change."""
         thresholds = Thresholds(up_threshold, down_threshold, up_steps, down_steps)
+        settings = (thresholds, min_complexity, max_complexity)
         ceiling = min(max_complexity, self.max_complexity or max_complexity)
-        state = self.evolver
-        if state is None or (state.thresholds, state.min_complexity, state.max_complexity) != (
-            thresholds,
-            min_complexity,
-            max_complexity,
-        ):
+        if self.evolver is None or self.evolver[0] != settings:
             start = min(max(self.get_complexity(), min_complexity), ceiling)
             if start < min_complexity:
                 raise ValueError(f"start complexity {start} is outside [{min_complexity}, {max_complexity}]")
-            state = self.evolver = EvolveState(thresholds, min_complexity, max_complexity, start)
+            self.evolver = (settings, Streaks(start))
+        state = self.evolver[1]
         complexity = threshold_step(state, check_success_rate(step_success_rate), thresholds, min_complexity, ceiling)
         state.complexity = complexity
         self.set_complexity(complexity)

@@ -5,13 +5,13 @@ controller (``gymverse.curriculum.ThresholdCurriculum``), which applies it to ev
 """
 
 from dataclasses import dataclass
-from typing import Protocol
 
 
-class Streaks(Protocol):
+@dataclass
+class Streaks:
     complexity: int
-    up_streak: int
-    down_streak: int
+    up_streak: int = 0
+    down_streak: int = 0
 
 
 @dataclass(frozen=True)
@@ -23,18 +23,6 @@ class Thresholds:
     down_threshold: float = 0.1
     up_steps: int = 3
     down_steps: int = 3
-
-
-@dataclass
-class EvolveState:
-    """What ``EvolvableEnv.evolve`` keeps between calls: the rule's settings and its streaks."""
-
-    thresholds: Thresholds
-    min_complexity: int
-    max_complexity: int
-    complexity: int
-    up_streak: int = 0
-    down_streak: int = 0
 
 
 def check_success_rate(rate: float) -> float:

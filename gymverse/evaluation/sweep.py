@@ -197,15 +197,12 @@ def attempts_in_order(log: RecordLog) -> list[dict]:
 
 def load(spec: str, config: SweepOptions) -> Any:
     """The policy ``spec`` names, sampling as ``config`` says."""
-    from gymverse.policy import load_policy
+    from gymverse.policy import load_policy, sampling_flags
 
     try:
         return load_policy(
             spec,
-            temperature=config.temperature,
-            top_p=config.top_p,
-            max_model_len=config.max_model_len,
-            generate_max_length=config.generate_max_length,
+            **sampling_flags(config),
             seed=config.seed,
             device=config.device,
             num_threads=config.cpu_threads or None,

@@ -9,6 +9,7 @@ collects every actor's tally (:meth:`Actor.take_tally`) and sends back the next 
 
 import logging
 import random
+from typing import Any
 
 import numpy as np
 import vllm
@@ -39,21 +40,15 @@ class Actor(PPOActor):
         actor_id = self.actor_id
         args = self.args
         register_env_dirs(args, log=logging.warning)  # --env_dir games, in this process too
-        self.sampling_params = vllm.SamplingParams(
-            temperature=args.temperature,
-            top_p=args.top_p,
-            top_k=args.top_k,
-            max_tokens=args.generate_max_length,
-            n=1,
-            logprobs=1,
-        )
-        self.eval_sampling_params = vllm.SamplingParams(
-            temperature=args.eval_temperature,
-            top_p=args.eval_top_p,
-            top_k=args.eval_top_k,
-            max_tokens=args.eval_generate_max_length,
-            n=1,
-            logprobs=1,
+
+        def sampling(temperature: float, top_p: float, top_k: int, max_tokens: int) -> Any:
+            return vllm.SamplingParams(
+                temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens, n=1, logprobs=1
+            )
+
+        self.sampling_params = sampling(args.temperature, args.top_p, args.top_k, args.generate_max_length)
+        self.eval_sampling_params = sampling(
+            args.eval_temperature, args.eval_top_p, args.eval_top_k, args.eval_generate_max_length
         )
         self.policy = ActorPolicy(self.sample, self.tokenizer)
         # Episodes whose prompt outgrows the context end as failures instead of failing the engine.

@@ -16,7 +16,7 @@ import tyro
 
 from gymverse.curriculum import CURRICULA
 from gymverse.env.id_lists import split_env_ids
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, require_at_least_one
 
 # Two games whose early levels a tiny byte-level model learns from the latest observation alone.
 DEMO_ENVS = "gymverse:GridCourier|gymverse:MailSorter"
@@ -320,16 +320,15 @@ def validate_run_config(config) -> None:
     if not levels or min(levels) < 1:
         raise BadInput(f"--eval_difficulty needs complexities >= 1, got {config.eval_difficulty!r}")
     eval_settings(config)  # raises on a bad --eval_wrappers / --eval_prompt_templates
-    for name in (
+    require_at_least_one(
+        config,
         "rollout_batch_size",
         "train_batch_size",
         "train_batch_size_per_device",
         "num_ppo_epochs",
         "generate_max_length",
         "max_save_num",
-    ):
-        if getattr(config, name) < 1:
-            raise BadInput(f"--{name} must be at least 1, got {getattr(config, name)}")
+    )
     if config.train_batch_size % config.train_batch_size_per_device:
         raise BadInput(
             f"--train_batch_size ({config.train_batch_size}) must be a multiple of "

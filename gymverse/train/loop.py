@@ -43,6 +43,7 @@ class Trainer(RunLoop):
     # -- models and games -----------------------------------------------------------------------
     def build(self) -> None:
         from gymverse.env.groups import make_env_group
+        from gymverse.policy import sampling_flags
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
 
@@ -62,10 +63,7 @@ class Trainer(RunLoop):
             )
         self.policy = HFPolicy(
             start_model,
-            temperature=args.temperature,
-            top_p=args.top_p,
-            max_model_len=args.max_model_len,
-            generate_max_length=args.generate_max_length,
+            **sampling_flags(args),
             device=args.device,
             seed=self.seed,
             stop_at_box=True,
