@@ -40,7 +40,11 @@ def test_the_console_script_is_the_command_line():
 def import_graph() -> dict[str, set[str]]:
     """gymverse's subpackages and top-level modules (``gymverse.a.b`` counts as ``gymverse.a``) -> those their
     code imports, inside functions included. ``gymverse/__init__.py`` is left out: it re-exports."""
-    nodes = {f"gymverse.{path.stem}" for path in (ROOT / "gymverse").iterdir() if path.stem != "__init__"}
+    nodes = {
+        f"gymverse.{path.stem}"
+        for path in (ROOT / "gymverse").iterdir()
+        if (path / "__init__.py").is_file() or (path.suffix == ".py" and path.stem != "__init__")
+    }
     graph: dict[str, set[str]] = {node: set() for node in nodes}
     for path in (ROOT / "gymverse").rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts

@@ -9,6 +9,7 @@
 * ``loop``: ``RunLoop``, the run loop of the in-process trainers (resume, seeding, wandb, progress,
   evaluation and save cadence, Ctrl-C, trainer state, figure); each trainer supplies its step;
 * ``update``: ``PolicyUpdate``, the PPO-clip update step of an in-process model;
+* ``logprobs``: the training-time scorer, log-probabilities of sampled replies under the model being trained;
 * ``plan``: one step's plan: which environments it plays (``plan_step``), playing until the step's
   share of turns (``play_until``), the turns to learn from with their returns (``turn_samples``,
   ``take``), and the seeds of the games;
