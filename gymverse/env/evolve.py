@@ -19,10 +19,10 @@ class Thresholds:
     """+1 after ``up_steps`` batches in a row with success >= ``up_threshold``, -1 after ``down_steps`` in a row
     with success <= ``down_threshold``."""
 
-    up_threshold: float = 0.8
-    down_threshold: float = 0.1
-    up_steps: int = 3
-    down_steps: int = 3
+    up_threshold: float
+    down_threshold: float
+    up_steps: int
+    down_steps: int
 
 
 def check_success_rate(rate: float) -> float:
