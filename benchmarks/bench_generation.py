@@ -11,7 +11,7 @@ from rich.table import Table
 
 from gymverse.console import console
 from gymverse.policy.hf import HFPolicy
-from gymverse.rollout import apply_template
+from gymverse.prompts import apply_template
 
 OBSERVATION = (
     "A hidden array has 40 integers, indexed 0 to 39. A peak is an index whose value is at least that of each "

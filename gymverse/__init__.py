@@ -35,8 +35,6 @@ __all__ = [
     "win",
 ]
 
-import gymverse.curriculum  # noqa: E402,F401  (puts GymVerse's evolve rule behind EvolvableEnv.evolve)
-
 registration = register_library("gymverse.envs")
 registration.merge(register_plugins())
 for _what, _error in registration.failed.items():

@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:
-        from gymverse.training import main as train_main
+        from gymverse.train.backend import main as train_main
 
         sys.exit(train_main(argv[1:], prog="gymverse train"))
     if argv[:1] == ["genenv"]:

@@ -56,3 +56,10 @@ def require_known(
         named.append(f"{name!r}" + (f" (did you mean {guess}?)" if guess else ""))
     plural = "s" if len(unknown) > 1 else ""
     raise BadInput(f"{flag + ': ' if flag else ''}unknown {what}{plural} {', '.join(named)}; {listing}")
+
+
+def require_at_least_one(flags: object, *names: str) -> None:
+    """Raise :class:`BadInput` for the first of the flags ``names`` (attributes of ``flags``) below 1."""
+    for name in names:
+        if getattr(flags, name) < 1:
+            raise BadInput(f"--{name} must be at least 1, got {getattr(flags, name)}")

@@ -6,7 +6,7 @@ from gymverse.envs.games.grid_courier import GridCourier
 from gymverse.envs.games.mail_sorter import MailSorter
 
 import gymverse  # noqa: F401  (registers the games)
-from gymverse.rollout import make_env_group
+from gymverse.env.groups import make_env_group
 
 GAMES = [GridCourier, MailSorter]
 

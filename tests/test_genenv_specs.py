@@ -122,7 +122,7 @@ def test_scoring_pays_r_env_penalizes_invalid_tasks_and_applies_the_band():
 
 
 def test_one_environment_update_moves_probability_toward_specs_with_higher_r_env(micro_model, infos):
-    from gymverse.policy.hf import sequence_logprobs
+    from gymverse.run.logprobs import sequence_logprobs
 
     args = GenEnvArgs(env_model=str(micro_model))
     side = load_side("environment", str(micro_model), env_settings(args), 10, True, "chat", seed=0)

@@ -13,6 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import Episode, Turn, collect_episodes
 from gymverse.errors import BadInput
 from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys, split_evenly
@@ -21,7 +23,6 @@ from gymverse.oat.settings import global_actor_id, gpu_split, learner_world_size
 from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, play_step, step_info, transition_fields
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
-from gymverse.rollout import Episode, Turn, collect_episodes, make_env_group
 from gymverse.run.config import RunConfig
 from gymverse.run.env_table import EnvTable, per_env_advantages
 from gymverse.run.files import RunFiles
@@ -31,7 +32,7 @@ from gymverse.run.prepare import prepare
 ENV = "gymverse:PeakFinder"
 
 
-def turn(reward: float, n_tokens: int = 3, invalid: bool = False) -> Turn:
+def turn(reward: float, n_tokens: int = 3, truncated_reply: bool = False) -> Turn:
     return Turn(
         prompt="p",
         response="r",
@@ -39,7 +40,7 @@ def turn(reward: float, n_tokens: int = 3, invalid: bool = False) -> Turn:
         response_ids=list(range(n_tokens)),
         logprobs=[-0.5] * n_tokens,
         reward=reward,
-        invalid=invalid,
+        truncated_reply=truncated_reply,
     )
 
 
@@ -109,7 +110,7 @@ def test_transition_fields_put_the_discounted_return_on_the_last_token():
 
 
 def test_transition_fields_skip_empty_replies_and_mask_cut_ones_on_request():
-    ep = Episode("g", 1, [turn(0.0, n_tokens=0), turn(1.0, invalid=True)], True, 1.0, 2)
+    ep = Episode("g", 1, [turn(0.0, n_tokens=0), turn(1.0, truncated_reply=True)], True, 1.0, 2)
     assert len(records_of(ep, 1.0)) == 1
     assert records_of(ep, 1.0)[0]["loss_mask"] is True
     assert records_of(ep, 1.0, ignore_no_eos=True)[0]["loss_mask"] is False

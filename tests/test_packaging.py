@@ -1,5 +1,6 @@
 """The package as pip installs it: pyproject.toml names every package folder, and the console script."""
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,66 @@ def test_the_console_script_is_the_command_line():
 
     module, _, name = pyproject()["project"]["scripts"]["gymverse"].partition(":")
     assert (module, name) == (main.__module__, main.__name__)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """gymverse's subpackages and top-level modules (``gymverse.a.b`` counts as ``gymverse.a``) -> those their
+    code imports, inside functions included. ``gymverse/__init__.py`` is left out: it re-exports."""
+    nodes = {
+        f"gymverse.{path.stem}"
+        for path in (ROOT / "gymverse").iterdir()
+        if (path / "__init__.py").is_file() or (path.suffix == ".py" and path.stem != "__init__")
+    }
+    graph: dict[str, set[str]] = {node: set() for node in nodes}
+    for path in (ROOT / "gymverse").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if len(parts) == 2 and parts[1] == "__init__":
+            continue
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        source = ".".join(parts[:2])
+        graph[source] |= {".".join(name.split(".")[:2]) for name in names} & nodes - {source}
+    return graph
+
+
+def cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` as a path that starts and ends at the same node; empty when there is none."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = "open"
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == "open":
+                return path[path.index(target) :] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[node] = "done"
+        path.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_the_subpackages_import_each_other_without_a_cycle():
+    found = cycle(import_graph())
+    assert not found, "import cycle: " + " -> ".join(found)
+
+
+def test_the_cycle_finder_finds_one():
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_trainers_stand_side_by_side():
+    graph = import_graph()
+    assert "gymverse.train" not in graph["gymverse.oat"] | graph["gymverse.genenv"]
+    assert "gymverse.evaluation" not in graph["gymverse.sandbox"]  # the judge's targets are evaluation's

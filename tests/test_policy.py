@@ -18,17 +18,11 @@ import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
 from gymverse.errors import BadInput
 from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
-from gymverse.policy.hf import (
-    HFPolicy,
-    activation_checkpointing,
-    distinct_rows,
-    inverse_cdf_draw,
-    response_mask,
-    sequence_logprobs,
-)
+from gymverse.policy.hf import HFPolicy, distinct_rows, inverse_cdf_draw
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end
 from gymverse.policy.tiny import TINY_ARCHITECTURE, resolve_pretrain
+from gymverse.run.logprobs import activation_checkpointing, response_mask, sequence_logprobs
 
 CHAT_PROMPT = "<|im_start|>user\nFind the peak.<|im_end|>\n<|im_start|>assistant\n"
 

@@ -9,17 +9,13 @@ from gem.envs.registration import ENV_REGISTRY
 
 import gymverse  # noqa: F401  (registers the games)
 from gymverse.env import EvolvableEnv, Feedback, set_env_complexity
+from gymverse.env.groups import make_env_group
+from gymverse.env.id_lists import split_env_ids
+from gymverse.episodes import Episode, collect_episodes
 from gymverse.policy import OraclePolicy
 from gymverse.policy.base import Generation
 from gymverse.policy.hf import HFPolicy
-from gymverse.rollout import (
-    TEMPLATES,
-    Episode,
-    apply_template,
-    collect_episodes,
-    make_env_group,
-    split_env_ids,
-)
+from gymverse.prompts import TEMPLATES, apply_template
 
 COUNTDOWN = "test:Countdown"
 
@@ -167,7 +163,7 @@ def test_truncated_replies_are_sent_as_invalid_actions():
     probe.reset()
     for episode in episodes:  # "win" was never delivered: every turn was a format error
         assert episode.ended_by == "truncated" and not episode.success
-        assert all(turn.invalid and turn.reward == Countdown.invalid_reward for turn in episode.turns)
+        assert all(turn.truncated_reply and turn.reward == Countdown.invalid_reward for turn in episode.turns)
         assert episode.length == probe.max_turns
 
 
@@ -229,4 +225,4 @@ def test_tiny_model_plays_whole_episodes(tiny_dir):
         for turn in episode.turns:
             assert len(turn.response_ids) == len(turn.logprobs) > 0
             assert turn.prompt_ids == policy.encode(turn.prompt)
-            assert turn.invalid == (len(turn.response_ids) == 8 and turn.response_ids[-1] not in policy.eos_ids)
+            assert turn.truncated_reply == (len(turn.response_ids) == 8 and turn.response_ids[-1] not in policy.eos_ids)

@@ -12,18 +12,21 @@ import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse import register_env_dir
 from gymverse.curriculum import (
     AlphaCurriculum,
+    CurriculumDriver,
     RatchetCurriculum,
     ThresholdCurriculum,
     UniformCurriculum,
+    apply_levels,
+    curriculum_params,
     make_curriculum,
 )
 from gymverse.env import get_env_complexity
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import Episode, Turn
 from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
-from gymverse.rollout import Episode, Turn, make_env_group
 from gymverse.run.checkpoints import STATE_FILE, resolve_run_dir, resume_point, save_run_state
-from gymverse.run.config import RunConfig, curriculum_params, eval_settings, validate_run_config
-from gymverse.run.curriculum import CurriculumDriver, apply_levels
+from gymverse.run.config import RunConfig, eval_settings, validate_run_config
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import env_group_seed, plan_step, play_until, step_env_ids, take, trainable, turn_samples
@@ -124,32 +127,38 @@ def tally_of(table: EnvTable, **rates: tuple[int, int]) -> np.ndarray:
     return tally
 
 
+def rates_of(**rates: tuple[int, int]) -> dict[str, tuple[float, int]]:
+    """What ``EnvTable.success_rates`` makes of a tally. rates: env -> (episodes, successes)."""
+    table = EnvTable(list(rates))
+    return table.success_rates(tally_of(table, **rates))
+
+
 def test_the_driver_moves_each_env_on_the_summed_tally_of_all_actors():
     driver = CurriculumDriver.from_config(["a", "b"], evolve_config())
-    table = driver.table
+    table = EnvTable(driver.env_ids)
     actor0 = tally_of(table, a=(4, 4), b=(4, 0))
     actor1 = tally_of(table, a=(4, 3), b=(4, 1))
-    assert driver.advance(actor0 + actor1) == {"a": 1, "b": 1}  # a: 7/8 >= 0.8 once
-    assert driver.advance(actor0 + actor1) == {"a": 2, "b": 1}  # twice: up; b stays at the floor
+    assert driver.advance(table.success_rates(actor0 + actor1)) == {"a": 1, "b": 1}  # a: 7/8 >= 0.8 once
+    assert driver.advance(table.success_rates(actor0 + actor1)) == {"a": 2, "b": 1}  # twice: up; b at the floor
     # An env no actor played this step keeps its streak and level.
-    assert driver.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 1}
-    assert driver.advance(tally_of(table, b=(4, 4))) == {"a": 2, "b": 2}
+    assert driver.advance(rates_of(b=(4, 4))) == {"a": 2, "b": 1}
+    assert driver.advance(rates_of(b=(4, 4))) == {"a": 2, "b": 2}
 
 
 def test_the_driver_without_evolve_keeps_the_train_difficulty():
     driver = CurriculumDriver.from_config(
         ["a", "b"], RunConfig(env_id="a|b", evolve=False, train_difficulty=3, max_difficulty=5)
     )
-    assert driver.advance(tally_of(driver.table, a=(10, 10))) == {"a": 3, "b": 3}
+    assert driver.advance(rates_of(a=(10, 10))) == {"a": 3, "b": 3}
     assert driver.state_dict() == {}
 
 
 def test_the_driver_state_survives_a_restart():
     first = CurriculumDriver.from_config(["a", "b"], evolve_config())
-    first.advance(tally_of(first.table, a=(5, 5)))
+    first.advance(rates_of(a=(5, 5)))
     second = CurriculumDriver.from_config(["a", "b"], evolve_config())
     second.load_state_dict(json.loads(json.dumps(first.state_dict())))  # as run_state.json carries it
-    assert second.advance(tally_of(second.table, a=(5, 5)))["a"] == 2  # the streak carried over
+    assert second.advance(rates_of(a=(5, 5)))["a"] == 2  # the streak carried over
 
 
 def test_levels_cross_a_broadcast_as_an_array():
@@ -164,7 +173,8 @@ def test_driven_levels_reach_wrapped_vector_envs_and_unplayed_envs_keep_theirs()
     groups = {e: make_env_group(e, 2, "concat", complexity=1) for e in ENVS.split("|")}
     driver = CurriculumDriver(list(groups), ThresholdCurriculum(up_threshold=0.5, up_steps=1), start=1)
     played = [make_episode("gymverse:GridCourier", [1.0]), make_episode("gymverse:GridCourier", [1.0])]
-    levels = driver.advance(driver.table.tally(played))
+    table = EnvTable(list(groups))
+    levels = driver.advance(table.success_rates(table.tally(played)))
     assert levels == {"gymverse:GridCourier": 2, "gymverse:MailSorter": 1}
     apply_levels(groups, levels)
     groups["gymverse:GridCourier"].reset(seed=0)

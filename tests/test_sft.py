@@ -7,8 +7,9 @@ import torch
 from gymverse.envs.games.mail_sorter import CITIES, MailSorter
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import collect_episodes
 from gymverse.errors import BadInput
-from gymverse.rollout import collect_episodes, make_env_group
 from gymverse.run.sft import (
     Demonstrator,
     collect_demonstrations,
@@ -52,7 +53,7 @@ def test_demonstrations_cover_every_game_and_level_and_are_reproducible():
 def test_training_makes_the_demonstrated_moves_likelier(micro_model):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from gymverse.policy.hf import sequence_logprobs
+    from gymverse.run.logprobs import sequence_logprobs
 
     tokenizer = AutoTokenizer.from_pretrained(micro_model)
     model = AutoModelForCausalLM.from_pretrained(micro_model)

@@ -11,10 +11,10 @@ import pytest
 import torch
 
 import gymverse  # noqa: F401  (registers the built-in games)
+from gymverse.curriculum import CurriculumDriver
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
 from gymverse.run.config import validate_loop_config
-from gymverse.run.curriculum import CurriculumDriver
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import turn_samples
 from gymverse.run.prepare import prepare
@@ -120,10 +120,7 @@ def test_the_readme_command_starts_on_cpu(micro_model, tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"env_id": " | "}, "--env_id is empty"),
-        ({"gamma": 1.5}, "--gamma"),
-        ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
-        ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
+        ({"env_id": " | "}, "--env_id is empty"),  # the run configuration's checks (tests/test_run.py) run too
         ({"train_batch_size": 6, "train_batch_size_per_device": 4}, "multiple"),
         ({"max_train": 10, "rollout_batch_size": 20}, "--max_train"),
     ],
@@ -450,7 +447,7 @@ def test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_fro
 
 # -- the RL update ---------------------------------------------------------------------------------
 def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_advantage(micro_model, tmp_path):
-    from gymverse.policy.hf import sequence_logprobs
+    from gymverse.run.logprobs import sequence_logprobs
 
     args = parse_train_args(
         short_run(

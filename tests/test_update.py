@@ -6,9 +6,9 @@ import random
 import pytest
 import torch
 
-import gymverse.policy.hf as hf
+import gymverse.run.logprobs as scorer
+from gymverse.episodes import Turn
 from gymverse.policy.hf import HFPolicy
-from gymverse.rollout import Turn
 from gymverse.run.plan import TurnSample
 from gymverse.run.update import PolicyUpdate
 from gymverse.train.args import TrainArgs
@@ -50,13 +50,13 @@ def test_how_a_batch_splits_into_micro_batches_leaves_the_update_unchanged(micro
 
 
 def test_each_micro_batch_holds_the_replies_to_one_prompt(micro_model, samples, monkeypatch):
-    seen, score = [], hf.sequence_logprobs
+    seen, score = [], scorer.sequence_logprobs
 
     def spy(model, prompt_ids, response_ids, *args):
         seen.append({tuple(p) for p in prompt_ids})
         return score(model, prompt_ids, response_ids, *args)
 
-    monkeypatch.setattr(hf, "sequence_logprobs", spy)
+    monkeypatch.setattr(scorer, "sequence_logprobs", spy)
     trained(micro_model, samples, per_device=4)
     assert [len(prompts) for prompts in seen] == [1, 1]
 
@@ -74,7 +74,7 @@ def test_reference_kl_sums_the_per_token_kl_of_each_reply(micro_model, samples):
             parameter.add_(0.05 * torch.randn_like(parameter))
     kls = PolicyUpdate(model, 256, settings, total_updates=1, reference=other).reference_kl(samples, "kl")
     for sample, kl in zip(samples, kls):
-        ref = hf.sequence_logprobs(other, [sample.turn.prompt_ids], [sample.turn.response_ids], 1.0, 256)
+        ref = scorer.sequence_logprobs(other, [sample.turn.prompt_ids], [sample.turn.response_ids], 1.0, 256)
         expected = kl_penalty(torch.tensor([sample.turn.logprobs]), ref, torch.ones_like(ref), "kl").sum().item()
         assert kl == pytest.approx(expected, abs=1e-4)
     assert any(abs(kl) > 1e-3 for kl in kls)

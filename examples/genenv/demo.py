@@ -68,10 +68,10 @@ def warm_starts(options) -> tuple[Path, Path]:
 
 def make_warm_start(options, side: str) -> str:
     """The agent's (``side="agent"``) or the environment policy's warm start, unless a previous run made it."""
+    from gymverse.env.id_lists import split_env_ids
     from gymverse.genenv.game_space import warm_start_environment
     from gymverse.genenv.specs import game_info
     from gymverse.policy.tiny import resolve_pretrain
-    from gymverse.rollout import split_env_ids
     from gymverse.run.sft import warm_start
     from gymverse.run.update import prepare_torch
 

@@ -9,7 +9,7 @@ are in the run folder's ``figures/``.
 import sys
 from pathlib import Path
 
-from gymverse.training import main as train
+from gymverse.train.backend import main as train
 
 
 def main(argv: list[str]) -> int:

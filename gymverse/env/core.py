@@ -16,11 +16,12 @@ malformed replies, ``info["success"]`` on the last step, and no solver move once
 
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping
 
 import gem
 
 from gymverse.env.complexity import ParamLine, check_params, draw_params, param_lines, param_ranges, validate_complexity
+from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
 from gymverse.env.parsing import InvalidAction, extract_boxed
 
 FORMAT_HINT = "Reply with exactly one command inside \\boxed{...}, for example \\boxed{%s}."
@@ -86,7 +87,7 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
       ValueError saying what is allowed.
     * ``oracle_action()``: a correct next reply from the current state, boxed; ``None`` once the episode is over.
     * ``random_action(rng)``: a random well-formed reply, drawn from ``rng`` (never the game's own ``self.rng``).
-    * ``evolve(success_rate, ...)``: GymVerse's threshold curriculum, for GymVerse code (see :meth:`evolve`).
+    * ``evolve(success_rate, ...)``: GymVerse's threshold rule, for GymVerse code (see :meth:`evolve`).
     """
 
     domain: ClassVar[str] = "misc"
@@ -114,16 +115,12 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         self.budget: int | None = None  # the moves the game's rules allow this episode, when it counts them
         self.turn = 0
         self.done = True
-        self.evolver: Any = None  # the controller behind evolve(), made by its first call
+        self.evolver: tuple[tuple[Thresholds, int, int], Streaks] | None = None  # evolve()'s settings and streaks
         # The parameters' lines depend on the level only, so they are worked out once per level.
         self._lines: list[ParamLine] = []
         self._lines_level = 0
 
     # -- complexity ---------------------------------------------------------------------------
-    # GymVerse's ``evolve`` is a curriculum rule, and the contract imports nothing from the layers above it:
-    # ``gymverse.curriculum`` puts the rule here when it is imported, which ``import gymverse`` does.
-    evolve_rule: ClassVar[Callable[..., int] | None] = None
-
     def evolve(
         self,
         step_success_rate: float,
@@ -134,20 +131,22 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         max_complexity: int = 10,
         min_complexity: int = 1,
     ) -> int:
-        """GymVerse's ``evolve``: feed one step's success rate to a threshold curriculum (capped at the game's
-        ``max_complexity``) and use the complexity it returns from the next ``reset`` on."""
-        rule = type(self).evolve_rule
-        assert rule is not None, "gymverse.curriculum sets the rule when gymverse is imported"
-        return rule(
-            self,
-            step_success_rate,
-            up_threshold=up_threshold,
-            down_threshold=down_threshold,
-            up_steps=up_steps,
-            down_steps=down_steps,
-            max_complexity=max_complexity,
-            min_complexity=min_complexity,
-        )
+        """GymVerse's ``evolve``: feed one step's success rate to the threshold rule (capped at the game's
+        ``max_complexity``) and use the complexity it returns from the next ``reset`` on. The rule's streaks
+        start over whenever the settings change."""
+        thresholds = Thresholds(up_threshold, down_threshold, up_steps, down_steps)
+        settings = (thresholds, min_complexity, max_complexity)
+        ceiling = min(max_complexity, self.max_complexity or max_complexity)
+        if self.evolver is None or self.evolver[0] != settings:
+            start = min(max(self.get_complexity(), min_complexity), ceiling)
+            if start < min_complexity:
+                raise ValueError(f"start complexity {start} is outside [{min_complexity}, {max_complexity}]")
+            self.evolver = (settings, Streaks(start))
+        state = self.evolver[1]
+        complexity = threshold_step(state, check_success_rate(step_success_rate), thresholds, min_complexity, ceiling)
+        state.complexity = complexity
+        self.set_complexity(complexity)
+        return complexity
 
     @classmethod
     def param_ranges(cls) -> dict[str, tuple[int | float, int | float]]:

@@ -10,8 +10,11 @@ its categories. Written as ``summary_report.json`` and ``summary_report.csv``, a
 import json
 import math
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from gymverse.evaluation.tables import markdown_table, write_csv
+
+T = TypeVar("T")
 
 OVERALL = "OVERALL"
 CSV_FIELDS = ("model", "category", "num_envs", "avg_success_rate", "avg_reward", "total_episodes")
@@ -29,14 +32,14 @@ def unfinished_sweeps(folder: Path) -> list[Path]:
     return sorted(p.parent for p in folder.rglob("records.jsonl") if not (p.parent / "summary.json").is_file())
 
 
+def _by_subfolder(folder: Path, read: Callable[[Path], T]) -> dict[str, T]:
+    """``{name: read(subfolder)}`` for the subfolders of ``folder`` where ``read`` finds something."""
+    return {sub.name: found for sub in sorted(p for p in folder.iterdir() if p.is_dir()) if (found := read(sub))}
+
+
 def model_categories(folder: Path) -> dict[str, list[Path]]:
     """``{category: sweep folders}`` of one checkpoint's results folder (``{}`` if it holds none)."""
-    categories = {}
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-        sweeps = category_sweeps(sub)
-        if sweeps:
-            categories[sub.name] = sweeps
-    return categories
+    return _by_subfolder(folder, category_sweeps)
 
 
 def find_results(results_dir: Path) -> dict[str, dict[str, list[Path]]]:
@@ -44,12 +47,7 @@ def find_results(results_dir: Path) -> dict[str, dict[str, list[Path]]]:
     own = model_categories(results_dir)
     if own:
         return {results_dir.name: own}
-    found = {}
-    for folder in sorted(p for p in results_dir.iterdir() if p.is_dir()):
-        categories = model_categories(folder)
-        if categories:
-            found[folder.name] = categories
-    return found
+    return _by_subfolder(results_dir, model_categories)
 
 
 def category_summary(sweeps: list[Path]) -> dict:

@@ -96,7 +96,7 @@ class SweepOptions:
         from gem.wrappers.wrapper_factory import WRAPPER_FACTORY
 
         from gymverse.policy import check_device
-        from gymverse.rollout import TEMPLATES
+        from gymverse.prompts import TEMPLATES
 
         if any(level < 1 for level in self.levels):
             raise BadInput(f"--levels must be integers >= 1, got {' '.join(map(str, self.levels))}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gymverse.env.parsing import extract_boxed
+from gymverse.episodes import Episode
 from gymverse.errors import BadInput
 from gymverse.evaluation.metrics import progressive_levels
 from gymverse.evaluation.options import SweepOptions
@@ -23,7 +24,6 @@ from gymverse.evaluation.records import RecordLog
 from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
 from gymverse.evaluation.targets import target_for
-from gymverse.rollout import Episode
 from gymverse.sandbox import GameFailure
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
@@ -88,7 +88,7 @@ def attempt_records(
                     "success": bool(episode.success),
                     "return": episode.episode_return,
                     "turns": episode.length,
-                    "format_errors": sum(t.invalid or extract_boxed(t.response) is None for t in episode.turns),
+                    "format_errors": sum(t.truncated_reply or extract_boxed(t.response) is None for t in episode.turns),
                     "ended_by": episode.ended_by,
                 }
             )
@@ -110,7 +110,8 @@ def attempt_records(
 
 def play_instances(policy: Any, config: SweepConfig, env_id: str, level: int, instances: list[int]) -> list:
     """``config.attempts`` episodes for each instance, instance-major, through the shared rollout code."""
-    from gymverse.rollout import collect_episodes, make_env_group
+    from gymverse.env.groups import make_env_group
+    from gymverse.episodes import collect_episodes
 
     tokenizer = getattr(policy, "tokenizer", None)
     attempts = [(i, a) for i in instances for a in range(config.attempts)]
@@ -196,15 +197,12 @@ def attempts_in_order(log: RecordLog) -> list[dict]:
 
 def load(spec: str, config: SweepOptions) -> Any:
     """The policy ``spec`` names, sampling as ``config`` says."""
-    from gymverse.policy import load_policy
+    from gymverse.policy import load_policy, sampling_flags
 
     try:
         return load_policy(
             spec,
-            temperature=config.temperature,
-            top_p=config.top_p,
-            max_model_len=config.max_model_len,
-            generate_max_length=config.generate_max_length,
+            **sampling_flags(config),
             seed=config.seed,
             device=config.device,
             num_threads=config.cpu_threads or None,

@@ -9,9 +9,9 @@ mean reward clipped to [0, 1] (the success rate when rewards are 0 or 1).
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from gymverse.episodes import Episode, Turn
 from gymverse.genenv.reward_managers import safe_reward
 from gymverse.genenv.specs import GameSpec
-from gymverse.rollout import Episode, Turn
 
 
 def play_specs(
@@ -24,7 +24,8 @@ def play_specs(
     max_model_len: int | None = None,
 ) -> list[list[Episode]]:
     """``attempts`` episodes of each spec (every spec must carry its seed), grouped by spec, in order."""
-    from gymverse.rollout import collect_episodes, make_env_group
+    from gymverse.env.groups import make_env_group
+    from gymverse.episodes import collect_episodes
 
     played: list[list[Episode] | None] = [None] * len(specs)
     for game in dict.fromkeys(spec.game for spec in specs):

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal, Optional
 
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, require_at_least_one
 from gymverse.genenv.prompts import CURRICULUM, UNIFORM
 from gymverse.genenv.rewards import ENV_REWARDS
 from gymverse.policy import check_policy
@@ -121,7 +121,8 @@ class GenEnvArgs(LoopConfig):
 
 def validate_genenv_args(args: GenEnvArgs) -> None:
     validate_loop_config(args)
-    for name in (
+    require_at_least_one(
+        args,
         "total_epochs",
         "steps_per_epoch",
         "num_generations_per_prompt",
@@ -131,9 +132,7 @@ def validate_genenv_args(args: GenEnvArgs) -> None:
         "env_generate_max_length",
         "max_prompt_length",
         "val_n",
-    ):
-        if getattr(args, name) < 1:
-            raise BadInput(f"--{name} must be at least 1, got {getattr(args, name)}")
+    )
     if not 0.0 <= args.alpha <= 1.0:
         raise BadInput(f"--alpha must lie in [0, 1], got {args.alpha}")
     if args.k_min < 0:

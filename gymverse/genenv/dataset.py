@@ -101,7 +101,7 @@ def ground_truth(row: dict[str, Any]) -> Any:
 
 def agent_prompt(prompt: Any, tokenizer: Any, template: str = "chat") -> str:
     """The text the agent continues: chat messages through the tokenizer's chat template, text through ``template``."""
-    from gymverse.rollout import apply_template
+    from gymverse.prompts import apply_template
 
     if isinstance(prompt, str):
         return apply_template(template, prompt, tokenizer)

@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from gymverse.curriculum import make_curriculum
+from gymverse.curriculum import curriculum_params, make_curriculum
 from gymverse.genenv.attempts import play_specs, success_rate
 from gymverse.genenv.prompts import (
     CURRICULUM,
@@ -30,7 +30,7 @@ from gymverse.genenv.scoring import WrittenTask, task_record
 from gymverse.genenv.sides import Side, prompt_text
 from gymverse.genenv.space import AgentBatch
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
-from gymverse.run.config import curriculum_params, train_env_ids, wrappers_spec
+from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval

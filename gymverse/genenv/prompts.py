@@ -51,11 +51,12 @@ def prompt_game(prompt: str, games: Sequence[str]) -> str:
     return next(game for game in games if f"game: {game};" in prompt)
 
 
-class UniformSpecs:
-    """A policy that answers every game prompt with a uniformly random valid spec of the prompt's game."""
+class SpecWriter:
+    """A policy that answers every game prompt with a spec of the prompt's game, written by :meth:`spec` from the
+    prompt's rng (``rngs``, else the writer's own)."""
 
-    def __init__(self, games: Mapping[str, GameInfo], seed: int | None = None) -> None:
-        self.games = dict(games)
+    def __init__(self, games: Sequence[str], seed: int | None = None) -> None:
+        self.game_names = list(games)
         self.rng = random.Random(seed)
 
     def generate(
@@ -65,27 +66,36 @@ class UniformSpecs:
         stop_at_box: bool | None = None,
         rngs: Sequence[random.Random] | None = None,
     ) -> list[Generation]:
-        games = [prompt_game(p, list(self.games)) for p in prompts]
-        streams = [self.rng] * len(games) if rngs is None else rngs
-        return [Generation(spec_text(random_spec(rng, game, self.games[game]))) for game, rng in zip(games, streams)]
+        streams = [self.rng] * len(prompts) if rngs is None else rngs
+        return [
+            Generation(spec_text(self.spec(prompt_game(p, self.game_names), rng))) for p, rng in zip(prompts, streams)
+        ]
+
+    def spec(self, game: str, rng: random.Random) -> GameSpec:
+        raise NotImplementedError
 
 
-class CurriculumSpecs:
-    """A policy that answers every game prompt with a spec at the complexity ``curriculum`` gives the prompt's game
-    (``--env_model curriculum``: the ``--curriculum`` controller, e.g. GenEnv's alpha target, as a task writer)."""
+class UniformSpecs(SpecWriter):
+    """Uniformly random valid specs (``--env_model uniform``)."""
+
+    def __init__(self, games: Mapping[str, GameInfo], seed: int | None = None) -> None:
+        super().__init__(list(games), seed)
+        self.games = dict(games)
+
+    def spec(self, game: str, rng: random.Random) -> GameSpec:
+        return random_spec(rng, game, self.games[game])
+
+
+class CurriculumSpecs(SpecWriter):
+    """Specs at the complexity ``curriculum`` gives the prompt's game (``--env_model curriculum``: the
+    ``--curriculum`` controller, e.g. GenEnv's alpha target, as a task writer)."""
 
     def __init__(self, games: Sequence[str], curriculum: Any) -> None:
-        self.games, self.curriculum = list(games), curriculum
+        super().__init__(games)
+        self.curriculum = curriculum
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        envs: Any = None,
-        stop_at_box: bool | None = None,
-        rngs: Sequence[random.Random] | None = None,
-    ) -> list[Generation]:
-        games = [prompt_game(p, self.games) for p in prompts]
-        return [Generation(spec_text(GameSpec(game, self.curriculum.complexity(game)))) for game in games]
+    def spec(self, game: str, rng: random.Random) -> GameSpec:
+        return GameSpec(game, self.curriculum.complexity(game))
 
 
 def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> list[tuple[str, str]]:

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gymverse.episodes import Turn
 from gymverse.genenv.rewards import within_band
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.base import Generation
-from gymverse.rollout import Turn
 from gymverse.run.plan import TurnSample
 
 P_BINS = (0.0, 0.2, 0.4, 0.6, 0.8)  # lower edges of the histogram of p; the last bin includes 1.0

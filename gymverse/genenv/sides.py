@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gymverse.policy.base import Generation
-from gymverse.rollout import apply_template
+from gymverse.prompts import apply_template
 from gymverse.run.plan import TurnSample
 from gymverse.run.update import PolicyUpdate
 
@@ -93,16 +93,13 @@ def load_side(
     ``reference`` is the model of the KL terms (loaded when --beta or --kl_penalty_coef asks for one). An
     ``openai:`` endpoint with the ``chat`` template is asked through the chat API, so the server applies its own
     chat template (there is no tokenizer here to apply it)."""
-    from gymverse.policy import load_policy
+    from gymverse.policy import load_policy, sampling_flags
     from gymverse.policy.hf import HFPolicy, load_causal_lm
     from gymverse.policy.tiny import resolve_pretrain
 
     policy = load_policy(
         spec,
-        temperature=settings.temperature,
-        top_p=settings.top_p,
-        max_model_len=settings.max_model_len,
-        generate_max_length=settings.generate_max_length,
+        **sampling_flags(settings),
         seed=seed,
         device=settings.device,
         stop_at_box=stop_at_box,

@@ -9,20 +9,22 @@ collects every actor's tally (:meth:`Actor.take_tally`) and sends back the next 
 
 import logging
 import random
+from typing import Any
 
 import numpy as np
 import vllm
 from oat.algorithms.ppo import PPOActor
 from typing_extensions import override
 
+from gymverse.curriculum import apply_levels
+from gymverse.env.groups import make_env_group
+from gymverse.episodes import Episode, collect_episodes
 from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.records import GameTransition
 from gymverse.oat.settings import global_actor_id
 from gymverse.oat.transitions import play_step
-from gymverse.rollout import Episode, collect_episodes, make_env_group
 from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
-from gymverse.run.curriculum import apply_levels
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import env_group_seed
@@ -38,21 +40,15 @@ class Actor(PPOActor):
         actor_id = self.actor_id
         args = self.args
         register_env_dirs(args, log=logging.warning)  # --env_dir games, in this process too
-        self.sampling_params = vllm.SamplingParams(
-            temperature=args.temperature,
-            top_p=args.top_p,
-            top_k=args.top_k,
-            max_tokens=args.generate_max_length,
-            n=1,
-            logprobs=1,
-        )
-        self.eval_sampling_params = vllm.SamplingParams(
-            temperature=args.eval_temperature,
-            top_p=args.eval_top_p,
-            top_k=args.eval_top_k,
-            max_tokens=args.eval_generate_max_length,
-            n=1,
-            logprobs=1,
+
+        def sampling(temperature: float, top_p: float, top_k: int, max_tokens: int) -> Any:
+            return vllm.SamplingParams(
+                temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens, n=1, logprobs=1
+            )
+
+        self.sampling_params = sampling(args.temperature, args.top_p, args.top_k, args.generate_max_length)
+        self.eval_sampling_params = sampling(
+            args.eval_temperature, args.eval_top_p, args.eval_top_k, args.eval_generate_max_length
         )
         self.policy = ActorPolicy(self.sample, self.tokenizer)
         # Episodes whose prompt outgrows the context end as failures instead of failing the engine.

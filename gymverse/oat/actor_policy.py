@@ -3,7 +3,7 @@
 It is :class:`gymverse.policy.vllm_policy.VLLMPolicy` minus the engine construction: replies are
 sampled by the actor's ``generate`` (OAT's, which knows the current sampling settings and LoRA
 state), and each vLLM output becomes a ``Generation`` exactly as ``VLLMPolicy`` makes it, box
-cutting included. ``rollout.collect_episodes`` then plays the episodes as in the native trainer.
+cutting included. ``gymverse.episodes.collect_episodes`` then plays the episodes as in the native trainer.
 """
 
 import random
@@ -23,15 +23,10 @@ class ActorPolicy(VLLMPolicy):
         self.closing_ids = closing_token_ids(tokenizer)
         self.stop_at_box = stop_at_box
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        envs: Sequence[Any] | None = None,
-        stop_at_box: bool | None = None,
-        rngs: Sequence[random.Random] | None = None,
+    def sample_replies(
+        self, prompts: Sequence[str], stop_at_box: bool, rngs: Sequence[random.Random] | None
     ) -> list[Generation]:
         if rngs is not None:
             raise ValueError("an OAT actor samples with its engine's own seed; it takes no per-prompt rngs")
-        stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
         outputs = self.sample(list(prompts))
         return [self._generation(list(o.prompt_token_ids), o.outputs[0], stop_at_box) for o in outputs]

@@ -24,13 +24,13 @@ from oat.utils.ops import masked_sum
 from torch.utils.data import Dataset
 from typing_extensions import override
 
+from gymverse.curriculum import CurriculumDriver
 from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
 from gymverse.oat.records import GameTransitionDataset
 from gymverse.oat.settings import prompt_slots
 from gymverse.run.checkpoints import ResumePoint, resume_point, save_run_state
 from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids
-from gymverse.run.curriculum import CurriculumDriver
-from gymverse.run.env_table import TALLY_COLUMNS, per_env_advantages
+from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
 from gymverse.run.figures import plot_training_curves
 from gymverse.run.files import RunFiles
 
@@ -57,7 +57,7 @@ class Learner(PPOLearner):
             self.masked_aggregator = functools.partial(masked_sum, constant_normalizer=args.length_norm_constant)
         self.dataset_builder = GameTransitionDataset
         self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args)  # advanced by rank 0 only
-        self.table = self.curriculum.table
+        self.table = EnvTable(train_env_ids(args))
         self.batch_env_ids: list[str] = []
         self.step_offset = 0  # steps of the run before this process started (a resumed run)
         if args.resume_dir:
@@ -122,7 +122,7 @@ class Learner(PPOLearner):
         tally = self.sum_across_ranks(tally)
         levels = None
         if self.strategy.is_rank_0():
-            levels = self.curriculum.advance(tally)
+            levels = self.curriculum.advance(self.table.success_rates(tally))
         return self.share_levels(levels, self.run_step)
 
     def share_levels(self, levels: dict[str, int] | None, step: int = 0) -> dict[str, int]:

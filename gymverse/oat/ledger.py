@@ -15,7 +15,7 @@ from itertools import groupby
 
 import numpy as np
 
-from gymverse.rollout import Episode
+from gymverse.episodes import Episode
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable
 from gymverse.run.files import RunFiles
 

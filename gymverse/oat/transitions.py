@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from gymverse.rollout import Episode
+from gymverse.episodes import Episode
 from gymverse.run.plan import TurnSample, plan_step, play_until, step_samples
 
 # The fields of OAT's TransitionData that transition_fields fills (the contract check holds OAT to them).
@@ -27,7 +27,7 @@ STEP_INFO_KEYS = (
     "actor/mean_episode_return",
     "actor/mean_complexity",
     "actor/context_overflow_rate",
-    "actor/invalid_turn_rate",
+    "actor/truncated_reply_rate",
 )
 
 
@@ -47,7 +47,7 @@ def transition_fields(sample: TurnSample, ignore_no_eos: bool = False) -> dict:
         response_ids=list(turn.response_ids),
         response_logprobs=list(turn.logprobs),
         rewards=rewards,
-        loss_mask=not (ignore_no_eos and turn.invalid),
+        loss_mask=not (ignore_no_eos and turn.truncated_reply),
         env_id=sample.env_id,
     )
 
@@ -87,7 +87,7 @@ def step_info(episodes: Sequence[Episode]) -> dict[str, float]:
         "actor/mean_episode_return": _mean([e.episode_return for e in episodes]),
         "actor/mean_complexity": _mean([e.complexity or 0 for e in episodes]),
         "actor/context_overflow_rate": _mean([float(e.ended_by == "context_overflow") for e in episodes]),
-        "actor/invalid_turn_rate": _mean([float(t.invalid) for t in turns]),
+        "actor/truncated_reply_rate": _mean([float(t.truncated_reply) for t in turns]),
     }
 
 

@@ -14,6 +14,7 @@
 """
 
 import re
+from typing import Any
 
 from gymverse.errors import BadInput
 from gymverse.policy.base import Generation, Policy
@@ -62,6 +63,11 @@ def check_device(device: str, flag: str = "--device") -> None:
     """Raise :class:`BadInput` (naming ``flag``) unless ``device`` reads as a torch device, without importing torch."""
     if not re.fullmatch(r"(cpu|cuda|mps|xpu)(:\d+)?", device):
         raise BadInput(f"{flag} {device!r}: write cpu, cuda or cuda:N (also mps, xpu)")
+
+
+def sampling_flags(flags: Any) -> dict[str, Any]:
+    """The sampling keywords of :func:`load_policy` (and of the model policies) from flags of the same names."""
+    return {name: getattr(flags, name) for name in ("temperature", "top_p", "max_model_len", "generate_max_length")}
 
 
 def load_policy(

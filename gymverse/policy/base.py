@@ -32,3 +32,20 @@ class Policy(Protocol):
         the draws of the others (None: the policy's own random stream).
         """
         ...
+
+
+class ModelPolicy:
+    """A policy that samples from a model: :meth:`generate` settles ``stop_at_box`` (None: the policy's own
+    setting) and leaves the replies to :meth:`sample_replies`; the game states are not read."""
+
+    stop_at_box: bool
+
+    def generate(
+        self, prompts: Sequence[str], envs: Any = None, stop_at_box: bool | None = None, rngs: Any = None
+    ) -> list[Generation]:
+        return self.sample_replies(prompts, self.stop_at_box if stop_at_box is None else stop_at_box, rngs)
+
+    def sample_replies(
+        self, prompts: Sequence[str], stop_at_box: bool, rngs: Sequence[random.Random] | None
+    ) -> list[Generation]:
+        raise NotImplementedError

@@ -8,14 +8,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 from gymverse.errors import ResourceError
-from gymverse.policy.base import Generation
+from gymverse.policy.base import Generation, ModelPolicy
 from gymverse.policy.stopping import first_box_end
 
 Reply = tuple[str, str | None, tuple[int, int] | None]  # text, finish reason, (prompt, completion) tokens
 RETRIED_STATUSES = (408, 409, 429)  # and every 5xx: what a busy or restarting server answers
 
 
-class OpenAICompatiblePolicy:
+class OpenAICompatiblePolicy(ModelPolicy):
     """Sends each prompt to ``base_url`` and returns the model's text.
 
     With ``chat=False`` (the default) the prompt, already templated, goes to the completions API
@@ -60,16 +60,11 @@ class OpenAICompatiblePolicy:
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.stop_at_box = stop_at_box
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        envs: Sequence[Any] | None = None,
-        stop_at_box: bool | None = None,
-        rngs: Sequence[random.Random] | None = None,
+    def sample_replies(
+        self, prompts: Sequence[str], stop_at_box: bool, rngs: Sequence[random.Random] | None
     ) -> list[Generation]:
         """With ``rngs``, each request carries a ``seed`` drawn from its prompt's rng (servers that honour it
         then answer alike every time)."""
-        stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
         seeds = [None] * len(prompts) if rngs is None else [rng.getrandbits(31) for rng in rngs]
         verdict = _Verdict()  # once one request has failed for good, the others stop retrying and report it
         pool = ThreadPoolExecutor(max_workers=self.concurrency)

@@ -5,13 +5,13 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from gymverse.policy.base import Generation
+from gymverse.policy.base import Generation, ModelPolicy
 from gymverse.policy.hf import DEFAULT_GENERATE_MAX_LENGTH
 from gymverse.policy.stopping import closing_token_ids, tokens_through_box
 from gymverse.policy.tiny import resolve_pretrain
 
 
-class VLLMPolicy:
+class VLLMPolicy(ModelPolicy):
     """Same sampling contract as :class:`gymverse.policy.hf.HFPolicy`, run by ``vllm.LLM``.
 
     Prompts are tokenized here and sent as token ids, so ``prompt_ids`` are exactly what the model
@@ -63,18 +63,13 @@ class VLLMPolicy:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False))
 
-    def generate(
-        self,
-        prompts: Sequence[str],
-        envs: Sequence[Any] | None = None,
-        stop_at_box: bool | None = None,
-        rngs: Sequence[random.Random] | None = None,
+    def sample_replies(
+        self, prompts: Sequence[str], stop_at_box: bool, rngs: Sequence[random.Random] | None
     ) -> list[Generation]:
         """With ``rngs``, each request carries a seed drawn from its prompt's rng (vLLM's per-request seed)."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
-        stop_at_box = self.stop_at_box if stop_at_box is None else stop_at_box
         encoded = [self.tokenizer.encode(p, add_special_tokens=False) for p in prompts]
         budgets = [min(self.generate_max_length, self.max_model_len - len(ids)) for ids in encoded]
         results: list[Generation | None] = [

@@ -15,8 +15,8 @@ from typing import Annotated, Literal, Optional
 import tyro
 
 from gymverse.curriculum import CURRICULA
-from gymverse.errors import BadInput
-from gymverse.rollout import split_env_ids
+from gymverse.env.id_lists import split_env_ids
+from gymverse.errors import BadInput, require_at_least_one
 
 # Two games whose early levels a tiny byte-level model learns from the latest observation alone.
 DEMO_ENVS = "gymverse:GridCourier|gymverse:MailSorter"
@@ -298,25 +298,6 @@ def eval_settings(config) -> dict[str, tuple[str, str]]:
     return dict(zip(ids, zip(wrappers, per_env("eval_prompt_templates", config.prompt_template))))
 
 
-def curriculum_params(config) -> dict:
-    """Keyword arguments of ``gymverse.curriculum.make_curriculum`` for ``config.curriculum``."""
-    bounds = dict(
-        start=config.train_difficulty, min_complexity=config.min_difficulty, max_complexity=config.max_difficulty
-    )
-    own = {
-        "threshold": dict(
-            up_threshold=config.up_threshold,
-            down_threshold=config.down_threshold,
-            up_steps=config.up_steps,
-            down_steps=config.down_steps,
-        ),
-        "alpha": dict(alpha=config.alpha, k_min=config.k_min),
-        "ratchet": dict(accuracy=config.ratchet_accuracy, min_episodes=config.ratchet_min_episodes),
-        "uniform": dict(seed=config.seed),
-    }[config.curriculum]
-    return {**bounds, **own}
-
-
 def validate_run_config(config) -> None:
     """Raise :class:`BadInput` for values no trainer can run with."""
     if not train_env_ids(config):
@@ -339,16 +320,15 @@ def validate_run_config(config) -> None:
     if not levels or min(levels) < 1:
         raise BadInput(f"--eval_difficulty needs complexities >= 1, got {config.eval_difficulty!r}")
     eval_settings(config)  # raises on a bad --eval_wrappers / --eval_prompt_templates
-    for name in (
+    require_at_least_one(
+        config,
         "rollout_batch_size",
         "train_batch_size",
         "train_batch_size_per_device",
         "num_ppo_epochs",
         "generate_max_length",
         "max_save_num",
-    ):
-        if getattr(config, name) < 1:
-            raise BadInput(f"--{name} must be at least 1, got {getattr(config, name)}")
+    )
     if config.train_batch_size % config.train_batch_size_per_device:
         raise BadInput(
             f"--train_batch_size ({config.train_batch_size}) must be a multiple of "

@@ -7,7 +7,7 @@
 * ``eval_env_metrics.jsonl`` and ``eval_results/<step>_<env>.json``: online evaluation;
 * ``trajectories/step_XXXXX.json``: the sampled episodes, turn by turn.
 
-Episodes are ``gymverse.rollout.Episode`` objects (anything with the same attributes works).
+Episodes are ``gymverse.episodes.Episode`` objects (anything with the same attributes works).
 Every record has the same keys on every rank, plus ``actor_id`` when the files belong to one actor.
 ``offsets``/``truncate`` let a resumed run cut the logs back to its last saved state, so that no
 line is written twice and none is lost.

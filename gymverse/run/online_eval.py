@@ -19,7 +19,8 @@ from gymverse.run.plan import derive_seed
 
 def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int) -> list[dict[str, Any]]:
     """Evaluate ``policy`` (a model, or a scripted policy) at ``step``; one record per environment and complexity."""
-    from gymverse.rollout import collect_episodes, make_env_group
+    from gymverse.env.groups import make_env_group
+    from gymverse.episodes import collect_episodes
 
     judge = evaluation_copy(
         policy,

@@ -119,13 +119,13 @@ def turn_samples(
     """Every trainable turn of ``episodes`` with its discounted return ``G_t = r_t + gamma * G_{t+1}``
     (a turn without reply tokens cannot carry a reward and is left out).
 
-    A turn whose reply was cut at the length limit (``turn.invalid``) has reward
+    A turn whose reply was cut at the length limit (``turn.truncated_reply``) has reward
     ``non_stop_fixed_reward`` instead of the game's when that is given, plus ``non_stop_penalty``,
     as OAT's flags of those names do for a reply without an end-of-sequence token.
     """
 
     def reward(turn: Any) -> float:
-        if not turn.invalid:
+        if not turn.truncated_reply:
             return turn.reward
         base = turn.reward if non_stop_fixed_reward is None else non_stop_fixed_reward
         return base + non_stop_penalty

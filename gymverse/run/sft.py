@@ -69,7 +69,8 @@ def collect_demonstrations(
     num_env: int = 16,
 ) -> list[tuple[str, str]]:
     """``(prompt, solver move)`` pairs from ``episodes_per_env`` episodes of each game, spread over ``levels``."""
-    from gymverse.rollout import collect_episodes, make_env_group
+    from gymverse.env.groups import make_env_group
+    from gymverse.episodes import collect_episodes
 
     pairs = []
     for k, env_id in enumerate(env_ids):
@@ -118,7 +119,7 @@ def train_on_demonstrations(
     import torch
     from tqdm import tqdm
 
-    from gymverse.policy.hf import response_mask, sequence_logprobs
+    from gymverse.run.logprobs import response_mask, sequence_logprobs
 
     if not pairs:
         raise ValueError("no demonstrations to train on")
@@ -265,10 +266,10 @@ def sft_command(
         cpu_threads: Torch threads on a CPU (0: torch's default); small models are fastest on one.
     """
     from gymverse.env import registered_ids
+    from gymverse.env.id_lists import split_env_ids
     from gymverse.errors import BadInput, require_known
     from gymverse.policy import check_device
     from gymverse.policy.tiny import not_a_model_folder, resolve_pretrain
-    from gymverse.rollout import split_env_ids
 
     # Arguments first: a bad value is refused before torch and transformers load (seconds).
     env_ids = split_env_ids(env_id)

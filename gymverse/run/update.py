@@ -61,7 +61,7 @@ class PolicyUpdate:
         reference model's, summed over the reply (what veRL subtracts from a reply's reward with kl_ctrl)."""
         import torch
 
-        from gymverse.policy.hf import response_mask, sequence_logprobs
+        from gymverse.run.logprobs import response_mask, sequence_logprobs
 
         args, sums = self.settings, []
         with torch.no_grad():
@@ -80,7 +80,8 @@ class PolicyUpdate:
         """One update on ``samples`` (``order`` shuffles them); mean loss statistics, grad norm, learning rate."""
         import torch
 
-        from gymverse.policy.hf import distinct_rows, response_mask, sequence_logprobs
+        from gymverse.policy.hf import distinct_rows
+        from gymverse.run.logprobs import response_mask, sequence_logprobs
 
         args, model, pad = self.settings, self.model, self.pad_id
         normalizer = args.length_norm_constant or args.generate_max_length

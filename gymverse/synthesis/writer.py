@@ -56,7 +56,7 @@ class Writer:
         if self.lock is None:
             generation = self.policy.generate([prompt])[0]
         else:
-            from gymverse.rollout import apply_template
+            from gymverse.prompts import apply_template
 
             with self.lock:
                 generation = self.policy.generate([apply_template("chat", prompt, self.policy.tokenizer)])[0]

@@ -13,11 +13,11 @@ import random
 from pathlib import Path
 from typing import Any
 
+from gymverse.curriculum import CurriculumDriver, apply_levels
 from gymverse.policy.hf import load_causal_lm
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.config import train_env_ids, wrappers_spec
-from gymverse.run.curriculum import CurriculumDriver, apply_levels
-from gymverse.run.env_table import advantages_of
+from gymverse.run.env_table import EnvTable, advantages_of
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval
@@ -42,9 +42,10 @@ class Trainer(RunLoop):
 
     # -- models and games -----------------------------------------------------------------------
     def build(self) -> None:
+        from gymverse.env.groups import make_env_group
+        from gymverse.policy import sampling_flags
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
-        from gymverse.rollout import make_env_group
 
         args = self.args
         if self.state:
@@ -62,10 +63,7 @@ class Trainer(RunLoop):
             )
         self.policy = HFPolicy(
             start_model,
-            temperature=args.temperature,
-            top_p=args.top_p,
-            max_model_len=args.max_model_len,
-            generate_max_length=args.generate_max_length,
+            **sampling_flags(args),
             device=args.device,
             seed=self.seed,
             stop_at_box=True,
@@ -82,6 +80,7 @@ class Trainer(RunLoop):
         updates = self.total_steps() * PolicyUpdate.updates_per_call(args, args.rollout_batch_size)
         self.update = PolicyUpdate(self.model, self.tokenizer.pad_token_id, args, updates, self.reference)
         self.curriculum = CurriculumDriver.from_config(self.env_ids, args)
+        self.table = EnvTable(self.env_ids)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
             env_id: make_env_group(
@@ -100,7 +99,7 @@ class Trainer(RunLoop):
     # -- one step -------------------------------------------------------------------------------
     def collect(self, step: int) -> dict[str, list[Any]]:
         """Step ``step``'s episodes, per environment played (see ``gymverse.run.plan``)."""
-        from gymverse.rollout import collect_episodes
+        from gymverse.episodes import collect_episodes
 
         args = self.args
         plan = plan_step(self.env_ids, step, args.env_sampling, args.rollout_batch_size, args.keep_generation_failed)
@@ -125,7 +124,7 @@ class Trainer(RunLoop):
         args = self.args
         episodes = self.collect(step)
         all_episodes = [e for eps in episodes.values() for e in eps]
-        levels = self.curriculum.advance(self.curriculum.table.tally(all_episodes))
+        levels = self.curriculum.advance(self.table.success_rates(self.table.tally(all_episodes)))
         apply_levels(self.groups, levels)
         metrics: dict[str, Any] = {}
         for env_id, eps in episodes.items():
@@ -137,7 +136,7 @@ class Trainer(RunLoop):
         samples = step_samples(
             args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98))
         )
-        advantages = advantages_of(samples, self.curriculum.table, args.norm_return)
+        advantages = advantages_of(samples, self.table, args.norm_return)
         stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
         stats["trained_tokens"] = sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs

@@ -1,18 +1,18 @@
 """The curriculum driver: the one place a run's complexity comes from.
 
 A run has one :class:`CurriculumDriver` (the native trainer's, or the OAT learner's rank 0). After
-each step it takes the step's episodes as a tally (:meth:`EnvTable.tally`, arrays that ranks and
-actors can sum), feeds each played environment's success rate to the curriculum chosen by the
-flags, and returns the next level of every training environment; :func:`apply_levels` sets them on
-the games (through wrappers and vector envs; games that read complexity only in their constructor
-are rebuilt), effective at each game's next reset. Without ``--evolve`` every level stays at
+each step it takes each played environment's success rate and episode count (from the step's tally,
+``gymverse.run.env_table.EnvTable.success_rates``, arrays that ranks and actors can sum), feeds them
+to the curriculum chosen by the flags, and returns the next level of every training environment;
+:func:`apply_levels` sets them on the games (through wrappers and vector envs; games that read
+complexity only in their constructor are rebuilt), effective at each game's next reset. Without ``--evolve`` every level stays at
 ``--train_difficulty``. Its ``state_dict`` goes into the checkpoint it belongs to (the native
 trainer's ``trainer_state.pt``, or ``run_state.json`` beside an OAT checkpoint).
 
     driver = CurriculumDriver.from_config(env_ids, config)
     apply_levels(groups, driver.levels())
     ...                                               # after each step:
-    apply_levels(groups, driver.advance(driver.table.tally(episodes)))
+    apply_levels(groups, driver.advance(table.success_rates(table.tally(episodes))))
 """
 
 from collections.abc import Mapping, Sequence
@@ -20,15 +20,32 @@ from typing import Any
 
 import numpy as np
 
-from gymverse.curriculum import Curriculum, highest_complexities, make_curriculum
+from gymverse.curriculum.controllers import Curriculum, highest_complexities, make_curriculum
 from gymverse.env import set_env_complexity
-from gymverse.run.config import curriculum_params
-from gymverse.run.env_table import EnvTable
+
+
+def curriculum_params(config: Any) -> dict[str, Any]:
+    """Keyword arguments of :func:`make_curriculum` for ``config.curriculum``, from a run's flags."""
+    bounds = dict(
+        start=config.train_difficulty, min_complexity=config.min_difficulty, max_complexity=config.max_difficulty
+    )
+    own = {
+        "threshold": dict(
+            up_threshold=config.up_threshold,
+            down_threshold=config.down_threshold,
+            up_steps=config.up_steps,
+            down_steps=config.down_steps,
+        ),
+        "alpha": dict(alpha=config.alpha, k_min=config.k_min),
+        "ratchet": dict(accuracy=config.ratchet_accuracy, min_episodes=config.ratchet_min_episodes),
+        "uniform": dict(seed=config.seed),
+    }[config.curriculum]
+    return {**bounds, **own}
 
 
 class CurriculumDriver:
     def __init__(self, env_ids: Sequence[str], curriculum: Curriculum | None, start: int) -> None:
-        self.table = EnvTable(env_ids)
+        self.env_ids = list(env_ids)
         self.curriculum = curriculum
         self.start = start
 
@@ -44,14 +61,14 @@ class CurriculumDriver:
     def levels(self) -> dict[str, int]:
         """The level every training environment plays next."""
         if self.curriculum is None:
-            return dict.fromkeys(self.table.env_ids, self.start)
-        return {env_id: self.curriculum.complexity(env_id) for env_id in self.table.env_ids}
+            return dict.fromkeys(self.env_ids, self.start)
+        return {env_id: self.curriculum.complexity(env_id) for env_id in self.env_ids}
 
-    def advance(self, tally: np.ndarray) -> dict[str, int]:
-        """Feed one step's tally (summed over every actor and rank) to the curriculum; the next levels.
-        Environments without episodes in the tally keep their level and streaks."""
+    def advance(self, success_rates: Mapping[str, tuple[float, int]]) -> dict[str, int]:
+        """Feed one step's success rate and episode count of each played environment (summed over every actor
+        and rank) to the curriculum; the next levels. Environments not played keep their level and streaks."""
         if self.curriculum is not None:
-            for env_id, (rate, episodes) in self.table.success_rates(tally).items():
+            for env_id, (rate, episodes) in success_rates.items():
                 self.curriculum.update(env_id, rate, episodes)
         return self.levels()
 
@@ -64,10 +81,10 @@ class CurriculumDriver:
 
     def levels_to_array(self, levels: Mapping[str, int]) -> np.ndarray:
         """Levels in table order (for a broadcast, which needs the same shape on every rank)."""
-        return np.array([levels[env_id] for env_id in self.table.env_ids], dtype=np.float64)
+        return np.array([levels[env_id] for env_id in self.env_ids], dtype=np.float64)
 
     def levels_from_array(self, array: np.ndarray) -> dict[str, int]:
-        return {env_id: int(round(value)) for env_id, value in zip(self.table.env_ids, np.asarray(array).ravel())}
+        return {env_id: int(round(value)) for env_id, value in zip(self.env_ids, np.asarray(array).ravel())}
 
 
 def apply_levels(env_groups: Mapping[str, Any], levels: Mapping[str, int]) -> None:

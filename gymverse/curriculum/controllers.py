@@ -12,14 +12,12 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gymverse.env import EvolvableEnv, highest_complexity, registered_ids
+from gymverse.env import highest_complexity, registered_ids
+from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
 
 
 @dataclass
-class _EnvState:
-    complexity: int
-    up_streak: int = 0
-    down_streak: int = 0
+class _EnvState(Streaks):
     successes: float = 0.0
     episodes: int = 0
 
@@ -51,8 +49,7 @@ class Curriculum:
 
     def update(self, env_id: str, success_rate: float, episodes: int = 1) -> int:
         """Record one batch (``episodes`` episodes at ``success_rate``) of ``env_id``; return its next complexity."""
-        if not 0.0 <= success_rate <= 1.0:
-            raise ValueError(f"success rate must lie in [0, 1], got {success_rate}")
+        check_success_rate(success_rate)
         state = self._state(env_id)
         if episodes > 0:
             complexity = self._next_complexity(env_id, state, success_rate, episodes, self.ceiling(env_id))
@@ -82,8 +79,9 @@ class Curriculum:
 
 @dataclass
 class ThresholdCurriculum(Curriculum):
-    """GymVerse's evolve: +1 after ``up_steps`` batches in a row with success >= ``up_threshold``,
-    -1 after ``down_steps`` in a row with success <= ``down_threshold``. A move resets both streaks."""
+    """GymVerse's evolve rule (:func:`gymverse.env.evolve.threshold_step`) for every environment: +1 after
+    ``up_steps`` batches in a row with success >= ``up_threshold``, -1 after ``down_steps`` in a row with success
+    <= ``down_threshold``. A move resets both streaks."""
 
     up_threshold: float = 0.8
     down_threshold: float = 0.1
@@ -91,32 +89,8 @@ class ThresholdCurriculum(Curriculum):
     down_steps: int = 3
 
     def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
-        state.up_streak = state.up_streak + 1 if rate >= self.up_threshold else 0
-        state.down_streak = state.down_streak + 1 if rate <= self.down_threshold else 0
-        if state.up_streak >= self.up_steps and state.complexity < ceiling:
-            state.up_streak = state.down_streak = 0
-            return state.complexity + 1
-        if state.down_streak >= self.down_steps and state.complexity > self.min_complexity:
-            state.up_streak = state.down_streak = 0
-            return state.complexity - 1
-        return state.complexity
-
-
-def evolve(env: EvolvableEnv, step_success_rate: float, max_complexity: int = 10, **thresholds: Any) -> int:
-    """GymVerse's ``env.evolve``: one step's success rate into a threshold curriculum kept on ``env``
-    (made again when the settings change), capped at the game's highest complexity; the complexity it
-    returns is set for the next episode."""
-    settings = dict(thresholds, max_complexity=max_complexity)
-    ceiling = min(max_complexity, env.max_complexity or max_complexity)
-    if env.evolver is None or any(getattr(env.evolver, k) != v for k, v in settings.items()):
-        start = min(max(env.get_complexity(), settings.get("min_complexity", 1)), ceiling)
-        env.evolver = ThresholdCurriculum(start=start, highest={"self": ceiling}, **settings)
-    complexity = env.evolver.update("self", step_success_rate)
-    env.set_complexity(complexity)
-    return complexity
-
-
-EvolvableEnv.evolve_rule = evolve
+        rule = Thresholds(self.up_threshold, self.down_threshold, self.up_steps, self.down_steps)
+        return threshold_step(state, rate, rule, self.min_complexity, ceiling)
 
 
 def alpha_reward(success_rate: float, alpha: float = 0.5, beta: float = 10.0) -> float:

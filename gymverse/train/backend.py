@@ -1,5 +1,6 @@
 """PERPO training from a command line (``gymverse train``, ``examples/train_oat/train_oat_perpo.py``):
-the OAT backend when oat-llm is installed, else the native trainer, with the same flags and defaults."""
+the OAT backend when oat-llm is installed, else the native trainer, with the same flags and defaults.
+This is the one place the native trainer's package reaches ``gymverse.oat``, to hand the run over."""
 
 import importlib.util
 
