@@ -149,18 +149,23 @@ def jailed_targets(path: Path, names: tuple[str, ...]) -> tuple[JailedFile, list
     ]
 
 
+def jailed_audit_config(top_level, episodes, checker_seeds):
+    """Correctness and difficulty at levels 1 and `top_level`, small enough for games played through a jail."""
+    return AuditConfig(
+        levels=[1, top_level],
+        episodes=episodes,
+        solver_episodes=1,
+        checker_max_level=top_level,
+        checker_seeds=checker_seeds,
+        sections=["correctness", "difficulty"],
+    )
+
+
 @pytest.fixture(scope="module")
 def twins_audit():
     """GymVerse-style twins (no info["success"], no solver) played through their jail."""
     jail, targets = jailed_targets(GYMVERSE_STYLE / "number_hunt.py", TWINS)
-    config = AuditConfig(
-        levels=[1, 4],
-        episodes=8,
-        solver_episodes=1,
-        checker_max_level=4,
-        checker_seeds=2,
-        sections=["correctness", "difficulty"],
-    )
+    config = jailed_audit_config(4, episodes=8, checker_seeds=2)
     with jail:
         return run_audit(targets, config)
 
@@ -188,14 +193,7 @@ def test_a_game_without_info_success_is_judged_by_every_check_with_a_mark(twins_
 
 def test_a_game_that_ends_its_jail_is_audited_on_and_the_exit_is_its_error(tmp_path):
     jail, targets = jailed_targets(GYMVERSE_STYLE / "quits.py", ("QuitsOnQuit",))
-    config = AuditConfig(
-        levels=[1, 2],
-        episodes=4,
-        solver_episodes=1,
-        checker_max_level=2,
-        checker_seeds=1,
-        sections=["correctness", "difficulty"],
-    )
+    config = jailed_audit_config(2, episodes=4, checker_seeds=1)
     with jail:
         [audit] = run_audit(targets, config).envs
     problems = {problem.reason: problem for problem in audit.correctness.problems}

@@ -174,36 +174,24 @@ def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggrega
 
 
 def test_bad_settings_stop_the_script_with_one_line(evaluation_copy, gymverse_folder, tmp_path):
-    missing = run_script(
-        evaluation_copy / "run_multi_model_eval.sh", tmp_path, MODEL_CHECKPOINTS_FILE=str(tmp_path / "none.txt")
-    )
+    def multi_model_eval(checkpoints="ckpt.txt", **settings):
+        return run_script(
+            evaluation_copy / "run_multi_model_eval.sh",
+            tmp_path,
+            MODEL_CHECKPOINTS_FILE=str(tmp_path / checkpoints),
+            **settings,
+        )
+
+    missing = multi_model_eval("none.txt")
     assert missing.returncode == 1 and "model checkpoints file not found" in missing.stderr
     (tmp_path / "ckpt.txt").write_text("random\n")
-    unknown = run_script(
-        evaluation_copy / "run_multi_model_eval.sh",
-        tmp_path,
-        MODEL_CHECKPOINTS_FILE=str(tmp_path / "ckpt.txt"),
-        CATEGORIES="logic chemistry",
-    )
+    unknown = multi_model_eval(CATEGORIES="logic chemistry")
     assert unknown.returncode == 1 and "unknown category 'chemistry'" in unknown.stderr
-    inverted = run_script(
-        evaluation_copy / "run_multi_model_eval.sh",
-        tmp_path,
-        MODEL_CHECKPOINTS_FILE=str(tmp_path / "ckpt.txt"),
-        START_DIFFICULTY="2",
-        NUM_DIFFICULTIES="4",
-        END_DIFFICULTY="1",
-    )
+    inverted = multi_model_eval(START_DIFFICULTY="2", NUM_DIFFICULTIES="4", END_DIFFICULTY="1")
     assert inverted.returncode == 2 and "END_DIFFICULTY must be in (START_DIFFICULTY=2" in inverted.stdout
     (tmp_path / "ckpt.txt").write_text("epsilon:0.5\n")
-    solverless = run_script(
-        evaluation_copy / "run_multi_model_eval.sh",
-        tmp_path,
-        MODEL_CHECKPOINTS_FILE=str(tmp_path / "ckpt.txt"),
-        CATEGORIES="my-games",
-        ENV_DIR=str(gymverse_folder),
-        RUNS_PER_DIFFICULTY="1",
-        TRUSTED="1",
+    solverless = multi_model_eval(
+        CATEGORIES="my-games", ENV_DIR=str(gymverse_folder), RUNS_PER_DIFFICULTY="1", TRUSTED="1"
     )
     assert solverless.returncode == 1
     assert "the epsilon:0.5 policy plays each game's solver; example:GuildRegionsGame" in solverless.stdout
