@@ -21,8 +21,8 @@ from typing import Any, Callable, Iterable, Iterator
 import gem
 
 from gymverse.env.core import EvolvableEnv
-from gymverse.env.players import epsilon_solver_move, random_move
-from gymverse.env.registry import env_class
+from gymverse.env.players import Moves, RandomMoves, RepeatedMove, ScriptedMoves, epsilon_solver_move, random_move
+from gymverse.env.registry import RebuildOnComplexity, env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
 
 STEP_BUDGET_S = 0.05
@@ -198,9 +198,10 @@ def _reset(env: gem.Env, seed: int) -> str:
 
 
 def play(
-    env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None
+    env: gem.Env, choose: Callable[[gem.Env], Any], seed: int, prefix: int | None = None, actions: list | None = None
 ) -> tuple[list[tuple], dict]:
-    """One episode with ``choose(env) -> action``; returns the trace and the last info.
+    """One episode with ``choose(env) -> action``; returns the trace and the last info, and appends the
+    moves to ``actions`` if given.
 
     Fails if the episode has not ended within the env's ``max_turns`` (read after reset); with ``prefix``,
     stops after that many steps instead, whether it ended or not.
@@ -208,15 +209,30 @@ def play(
     trace: list[tuple] = [(_reset(env, seed),)]
     limit = _turn_cap(env)
     out: tuple = ()
-    for _ in range(min(limit, prefix or limit)):
-        out = env.step(choose(env))
-        _check_types(out)
+    for action, out in steps(env, choose, min(limit, prefix or limit)):
+        if actions is not None:
+            actions.append(action)
         trace.append(out[:4])
         if out[2] or out[3]:
             return trace, out[4]
     if prefix is not None:
         return trace, out[4] if out else {}
     raise EpisodeNeverEnds(f"episode did not end within {limit} steps")
+
+
+def steps(env: gem.Env, choose: Callable[[gem.Env], Any], count: int) -> Iterator[tuple[Any, tuple]]:
+    """Up to ``count`` steps of ``choose``'s moves from the env's state, each ``(move, step's reply)`` with
+    its types checked, until the episode ends. A jailed game plays :class:`Moves` inside its jail."""
+    jailed = env.inner if isinstance(env, RebuildOnComplexity) else env
+    if isinstance(choose, Moves) and hasattr(type(jailed), "play_on"):
+        played = jailed.play_on(choose, count)
+    else:
+        played = ((action, env.step(action)) for action in (choose(env) for _ in range(count)))
+    for action, out in played:
+        _check_types(out)
+        yield action, out
+        if out[2] or out[3]:
+            return
 
 
 def _turn_cap(env: gem.Env) -> int:
@@ -241,8 +257,7 @@ def check_api(make: Callable[[int], gem.Env]) -> str:
 
 def check_success_flag(make: Callable[[int], gem.Env]) -> str:
     """Does the game say whether an episode was won? If not, success is inferred (a warning)."""
-    rng = random.Random(0)
-    _, info = play(make(1), lambda e: random_move(e, rng), 0)
+    _, info = play(make(1), RandomMoves(random.Random(0)), 0)
     if not success_is_reported(info):
         raise CheckWarning(INFERRED_NOTE, "the last step's info has no 'success'")
     return "info['success'] on the last step"
@@ -257,8 +272,12 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
             for _ in range(2):
                 env = make(level)
                 picker = random.Random(seed)
-                epsilon = 0.3 if hasattr(env.unwrapped, "oracle_action") else 1.0
-                traces.append(play(env, lambda e: epsilon_solver_move(e, picker, epsilon), seed, DETERMINISM_STEPS)[0])
+                choose = (
+                    (lambda e: epsilon_solver_move(e, picker, 0.3))
+                    if hasattr(env.unwrapped, "oracle_action")
+                    else RandomMoves(picker)
+                )
+                traces.append(play(env, choose, seed, DETERMINISM_STEPS)[0])
             if traces[0] != traces[1]:
                 first = (
                     next(i for i, (a, b) in enumerate(zip(*traces)) if a != b)
@@ -353,21 +372,14 @@ def check_complexity_timing(make: Callable[[int], gem.Env], start: int = 2, targ
     the module-level ``random`` (which ``reset(seed)`` seeds) are judged fairly.
     """
     plain, changed = make(start), make(start)
-    rng = random.Random(0)
-    choose = _oracle if hasattr(plain.unwrapped, "oracle_action") else (lambda e: random_move(e, rng))
+    choose = _oracle if hasattr(plain.unwrapped, "oracle_action") else RandomMoves(random.Random(0))
     actions: list[Any] = []
-
-    def choose_and_record(env: gem.Env) -> Any:
-        actions.append(choose(env))
-        return actions[-1]
-
-    expected, _ = play(plain, choose_and_record, 7)
+    expected, _ = play(plain, choose, 7, actions=actions)
     trace = [(_reset(changed, 7),)]
     if trace[0] != expected[0]:
         raise CheckFailure("two fresh envs with the same seed start differently")
     changed.unwrapped.set_complexity(target)
-    for action in actions:
-        trace.append(changed.step(action)[:4])
+    trace += [out[:4] for _, out in steps(changed, ScriptedMoves(actions), len(actions))]
     if trace != expected:
         raise CheckFailure("set_complexity changed the running episode")
     _, info = changed.reset(seed=7)
@@ -388,12 +400,11 @@ def check_episode_ends(make: Callable[[int], gem.Env], levels: Iterable[int], se
     for level in levels:
         env = make(level)
         for action in ("\\boxed{}", "no box at all"):
-            if won(*play(env, lambda e: action, 0)):
+            if won(*play(env, RepeatedMove(action), 0)):
                 raise CheckFailure(f"level {level}: {action!r} won the game")
         for seed in range(seeds):
-            rng = random.Random(seed)
             try:
-                play(env, lambda e: random_move(e, rng), seed)
+                play(env, RandomMoves(random.Random(seed)), seed)
             except EpisodeNeverEnds as never:
                 raise EpisodeNeverEnds(f"random play at level {level}, seed {seed}: {never}") from None
     return f"format errors and random play ({seeds} seeds) end within max_turns"

@@ -13,8 +13,15 @@ def short_name(env_id: str) -> str:
     return env_id.split(":", 1)[-1]
 
 
+MAX_PANELS = 30  # beyond this many envs a panel each is unreadable (and slow): one panel per series instead
+MAX_INCHES = 24.0  # a heatmap's largest side; its labels shrink to fit, and are left out where they cannot
+
+
 def plot_success_grid(curves: Mapping[str, Mapping[str, Curve]], path: Path, title: str) -> Path:
-    """One panel per env, one line per series (agent or model): success against complexity."""
+    """One panel per env, one line per series (agent or model): success against complexity. Past
+    ``MAX_PANELS`` envs, one panel per series instead, every env a faint line under their mean."""
+    if len(curves) > MAX_PANELS:
+        return _plot_success_overlay(curves, path, title)
     plt = pyplot()
     names = list(curves)
     cols = min(5, max(1, len(names)))
@@ -43,6 +50,32 @@ def plot_success_grid(curves: Mapping[str, Mapping[str, Curve]], path: Path, tit
     return save_figure(fig, path, tight_bbox=True)
 
 
+def _plot_success_overlay(curves: Mapping[str, Mapping[str, Curve]], path: Path, title: str) -> Path:
+    plt = pyplot()
+    series = list(dict.fromkeys(label for panel in curves.values() for label in panel))
+    fig, axes = plt.subplots(1, len(series), figsize=(4.5 * len(series), 3.5), squeeze=False, sharey=True)
+    for ax, label in zip(axes.flat, series):
+        by_level: dict[int, list[float]] = {}
+        for panel in curves.values():
+            curve = panel.get(label, {})
+            levels = sorted(curve)
+            ax.plot(levels, [curve[level] for level in levels], color="tab:blue", alpha=0.12, linewidth=0.8)
+            for level in levels:
+                by_level.setdefault(level, []).append(curve[level])
+        levels = sorted(by_level)
+        means = [sum(by_level[level]) / len(by_level[level]) for level in levels]
+        ax.plot(levels, means, color="black", marker="o", linewidth=2, label="mean")
+        ax.set_title(f"{label} ({len(curves)} envs)", fontsize=9)
+        ax.set_xlabel("complexity")
+        ax.set_ylim(-0.05, 1.05)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0, 0].set_ylabel("success")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return save_figure(fig, path, tight_bbox=True)
+
+
 def plot_heatmap(
     values: Sequence[Sequence[float]],
     rows: Sequence[str],
@@ -55,10 +88,17 @@ def plot_heatmap(
     label: str = "success",
 ) -> Path:
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(0.45 * len(cols) + 3.5, 0.3 * len(rows) + 1.5))
+    width, height = min(0.45 * len(cols) + 3.5, MAX_INCHES), min(0.3 * len(rows) + 1.5, MAX_INCHES)
+    fig, ax = plt.subplots(figsize=(width, height))
     image = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
-    ax.set_xticks(range(len(cols)), cols, fontsize=8, rotation=90 if max(map(len, cols)) > 3 else 0)
-    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    for axis, names, inches in ((ax.xaxis, cols, width - 3.5), (ax.yaxis, rows, height - 1.5)):
+        size = min(8.0, 0.8 * 72 * inches / len(names))  # points: each label within its row or column
+        if size < 4:
+            axis.set_ticks([])
+        else:
+            axis.set_ticks(range(len(names)), names, fontsize=size)
+    if max(map(len, cols)) > 3:
+        pyplot().setp(ax.get_xticklabels(), rotation=90)
     fig.colorbar(image, ax=ax, label=label)
     ax.set_title(title)
     fig.tight_layout()

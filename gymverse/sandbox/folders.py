@@ -101,7 +101,8 @@ def list_files(files: list[Path], workers: int | None = None) -> dict[Path, list
 
 
 class ListingCache:
-    """What each file defines, keyed by its content and by the host that listed it (``<cache>/listed``)."""
+    """What each file defines, keyed by its content and by the host that listed it (``<cache>/listed``); a file
+    that failed to list is not kept."""
 
     def __init__(self) -> None:
         self.folder = cache_dir() / "listed" / HOST_VERSION
@@ -122,8 +123,8 @@ class ListingCache:
     def put(self, file: Path, listed: list[dict] | str) -> None:
         path = self._path(file)
         self.memory[str(path)] = listed
-        if isinstance(listed, str) and listed.startswith("hung"):
-            return  # a hang may be the machine's load: ask again next time
+        if isinstance(listed, str):
+            return  # a failure may be the machine's (its load, a package not yet installed): ask again next time
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(listed))

@@ -6,7 +6,8 @@ length-prefixed JSON frame each, plain data only; the game's own prints go to st
 nothing: every verdict is reached outside, from the plain data it sends back.
 
 Requests: ``["list"]``, ``["make", class_name, kwargs]``, ``["call", handle, method, args]``,
-``["get", handle, attribute]``, ``["drop", handle]``. Replies: ``["ok", value]`` or
+``["get", handle, attribute]``, ``["play", handle, moves, count]`` (a run of steps whose moves are chosen
+here, see :class:`gymverse.env.players.Moves`), ``["drop", handle]``. Replies: ``["ok", value]`` or
 ``["raised", type_name, message]``.
 
 This module uses the standard library only; :mod:`gymverse.sandbox.proxy` imports its framing.
@@ -22,11 +23,16 @@ import random
 import resource
 import struct
 import sys
+import time
 import types
 from typing import Any
 
 HEADER = struct.Struct("!I")
 MESSAGE_CHARS = 2000  # of an exception's message
+# A run of moves is answered in parts of at most this long or this large, so that a slow or wordy game
+# never meets the judge's answer deadline or reply size limit because it was asked for many steps at once.
+RUN_SECONDS = 1.0
+RUN_CHARS = 2_000_000
 
 
 def write_frame(fd: int, value: Any) -> None:
@@ -167,22 +173,51 @@ class Host:
     def call(self, handle: int, method: str, args: list) -> Any:
         env = self.envs[handle]
         if method == "random_action":
-            return self.random_action(env, args[0])
+            return self.random_action(env, random.Random(args[0]))
         return getattr(env, method)(*args)
 
     @staticmethod
-    def random_action(env: Any, seed: int) -> Any:
-        """The game's ``random_action(rng)``, else GEM's ``sample_random_action`` on a seeded module ``random``."""
+    def random_action(env: Any, rng: random.Random) -> Any:
+        """The game's ``random_action(rng)``, else GEM's ``sample_random_action`` on a module ``random`` seeded
+        from ``rng`` (as :func:`gymverse.env.players.random_move` does)."""
         if hasattr(env, "random_action"):
-            return env.random_action(random.Random(seed))
+            return env.random_action(rng)
         saved = random.getstate()
-        random.seed(seed)
+        random.seed(rng.getrandbits(64))
         try:
             return env.sample_random_action()
         except NotImplementedError:
             return "\\boxed{}"
         finally:
             random.setstate(saved)
+
+    def play(self, handle: int, moves: dict, count: int) -> dict:
+        """Up to ``count`` steps from the game's state, each ``[move, step's reply]``, ending with the episode,
+        the script, or the part's time or size; a game's exception ends the part and is reported with it."""
+        env = self.envs[handle]
+        if "random" in moves:
+            rng = random.Random(moves["random"])
+            choose = lambda: self.random_action(env, rng)  # noqa: E731
+        elif "repeat" in moves:
+            choose = lambda: moves["repeat"]  # noqa: E731
+        else:
+            script = iter(moves["script"])
+            choose = lambda: next(script, StopIteration)  # noqa: E731
+        played: list = []
+        chars, end = 0, time.monotonic() + RUN_SECONDS
+        try:
+            while len(played) < count and chars < RUN_CHARS and time.monotonic() < end:
+                action = choose()
+                if action is StopIteration:
+                    break
+                out = env.step(action)
+                played.append(plain([action, out]))  # a copy now: a game may change its info dict later
+                chars += len(repr(played[-1]))
+                if not (isinstance(out, tuple) and len(out) == 5) or out[2] or out[3]:
+                    break
+        except Exception as error:
+            return {"played": played, "raised": [type(error).__name__, str(error)[:MESSAGE_CHARS]]}
+        return {"played": played, "raised": None}
 
     def answer(self, request: list) -> Any:
         op, *args = request
@@ -192,6 +227,8 @@ class Host:
             return self.make(*args)
         if op == "call":
             return self.call(*args)
+        if op == "play":
+            return self.play(*args)
         if op == "get":
             handle, name = args
             if name.startswith("_"):

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from gymverse.cache import cache_dir
-from gymverse.env import checker
+from gymverse.env import checker, players
 from gymverse.env.checker import CheckReport, CheckResult, check_env
 from gymverse.env.registry import folder_entries
+from gymverse.sandbox import proxy
 from gymverse.sandbox.folders import HOST_VERSION, NOT_A_GAME, class_names, file_digest, folder_ids, syntax_error
 from gymverse.sandbox.jail import Limits
 from gymverse.sandbox.proxy import GameRaised, JailBroken, JailedFile, ProxyFactory
@@ -26,7 +27,10 @@ from gymverse.sandbox.proxy import GameRaised, JailBroken, JailedFile, ProxyFact
 CHECK_LEVELS = list(range(1, 11))
 CHECK_SEEDS = 3
 JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0, import_seconds=30.0)  # a file's check; a request; import
-CHECKER_VERSION = hashlib.sha256(Path(checker.__file__).read_bytes()).hexdigest()[:12]
+# What decides a verdict here: a journal written by other code is not resumed.
+CHECKER_VERSION = hashlib.sha256(
+    b"".join(Path(module.__file__).read_bytes() for module in (checker, players, proxy))  # type: ignore[arg-type]
+).hexdigest()[:12]
 _live: set[JailedFile] = set()  # jails now judging, closed at once when a run is interrupted
 _live_lock = threading.Lock()
 

@@ -16,10 +16,11 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 import gem
 
+from gymverse.env.players import Moves
 from gymverse.env.registry import RebuildOnComplexity
 from gymverse.sandbox.host import HEADER, write_frame
 from gymverse.sandbox.jail import Limits, jail_command
@@ -292,7 +293,32 @@ class ProxyEnv(gem.Env):
         return _shaped(self._call("reset", seed), "reset", (str, dict))
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return _shaped(self._call("step", action), "step", (str, (int, float), bool, bool, dict))
+        return _shaped(self._call("step", action), "step", STEP_REPLY)
+
+    def play_on(self, moves: Moves, count: int) -> Iterator[tuple[Any, tuple]]:
+        """Up to ``count`` steps of ``moves`` from the game's state, each ``(move, step's reply)``, until the
+        episode ends: chosen and played inside the jail, a run of steps a request. Each reply is checked as
+        :meth:`step` checks one, and a game's exception is raised at the step that raised it."""
+        while count > 0:
+            run = self._jail.request("play", self._handle, moves.spec(), count)
+            if not (
+                isinstance(run, dict)
+                and isinstance(run.get("played"), list)
+                and len(run["played"]) <= count
+                and all(isinstance(step, list) and len(step) == 2 for step in run["played"])
+                and (run.get("raised") is None or _is_error(run["raised"]))
+            ):
+                self._jail._break("broke the protocol: a run of moves was answered malformed")
+            for move, reply in run["played"]:
+                out = _shaped(reply, "step", STEP_REPLY)
+                yield moves.take(move), out
+                if out[2] or out[3]:
+                    return
+            if run["raised"]:
+                raise game_error(*run["raised"])
+            if not run["played"]:
+                return
+            count -= len(run["played"])
 
     def random_action(self, rng: random.Random) -> Any:
         """The game's own random move (or GEM's ``sample_random_action``), drawn from a seed taken from ``rng``."""
@@ -334,6 +360,13 @@ def _is_game(game: Any) -> bool:
         and isinstance(game.get("domain"), (str, type(None)))
         and isinstance(game.get("unbuildable"), str)
     )
+
+
+STEP_REPLY = (str, (int, float), bool, bool, dict)
+
+
+def _is_error(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(item, str) for item in value)
 
 
 def _shaped(value: Any, method: str, types: tuple) -> tuple:

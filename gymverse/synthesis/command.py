@@ -60,7 +60,8 @@ def synthesize_command(
         raise BadInput("--output DIR is required: the folder the accepted games and the manifest go to")
     if min(count, concurrency) < 1 or repairs < 0 or time_limit <= 0 or memory_mb < 64:
         raise BadInput("--count and --concurrency must be >= 1, --repairs >= 0, --time-limit > 0, --memory-mb >= 64")
-    gates = JailGates(GateSettings(limits=Limits(seconds=time_limit, memory_mb=memory_mb)))
+    # Games are judged under the ids the audit report gives them, so that the report can reuse the gates' play.
+    gates = JailGates(GateSettings(limits=Limits(seconds=time_limit, memory_mb=memory_mb), prefix=output.name))
     if adopt is not None:
         if theme or themes or model:
             raise BadInput("--adopt judges existing files: give no themes and no --model with it")

@@ -30,6 +30,9 @@ from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
 
 CHECK_LEVELS = list(range(1, 21))
+# Games written elsewhere are checked over GymVerse's complexity range: its games interpolate their
+# parameters between levels 1 and 10, and its curriculum stops at 10.
+ADOPT_MAX_LEVEL = 10
 # The audit's play; the env checker already ran in full, so the audit's own run of it is kept minimal.
 GATE_AUDIT = AuditConfig(checker_max_level=1, checker_seeds=1, sections=["correctness", "difficulty"])
 # Without a solver only random play is audited: fewer levels and episodes say as much about its faults.
@@ -133,13 +136,15 @@ class JailGates:
         gates.append(GateResult("import", True, "", f"defines {name}"))
         env_id = f"{s.prefix}:{name}"
         factory = ProxyFactory(lambda: jail, game)
-        report = check_env(factory, levels=list(s.check_levels), seeds=s.check_seeds, env_id=env_id)
+        levels = [level for level in s.check_levels if need_solver or level <= ADOPT_MAX_LEVEL]
+        report = check_env(factory, levels=levels, seeds=s.check_seeds, env_id=env_id)
         if jail.broken and jail.broken != "closed":
             gates.append(GateResult("checker", False, broken_reason(jail.broken), jail.broken))
             return judgement
-        gates += checker_gates(report, need_solver, s.check_levels)
+        gates += checker_gates(report, need_solver, tuple(levels))
         audit = audit_env(EnvTarget(env_id, judgement.domain, factory), GATE_AUDIT if need_solver else ADOPT_AUDIT)
         gates += audit_gates(audit, need_solver)
+        judgement.audit = audit
         judgement.texts = env_texts(audit.plays) if audit.plays and any(p.transcript for p in audit.plays) else None
         judgement.verified = next(g for g in gates if g.gate == "solver").passed is True
         return judgement

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from gymverse.errors import BadInput
-from gymverse.evaluation.audit import SECTIONS, AuditConfig
+from gymverse.evaluation.audit import SECTIONS, AuditConfig, EnvAudit
 from gymverse.evaluation.tables import markdown_table
 from gymverse.synthesis.gates import ADOPT_AUDIT, JailGates
 from gymverse.synthesis.modules import code_hash
@@ -128,6 +128,7 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
     output.mkdir(parents=True, exist_ok=True)
     manifest = JsonlLog(output / MANIFEST)
     remember_passed(gates, output, manifest.read())
+    played: dict[tuple[str, str], EnvAudit] = {}  # the gates' play of each game that passed, for the report
 
     def job(file: Path) -> Callable[[Callable[[str], None]], list[dict]]:
         def run(stage: Callable[[str], None]) -> list[dict]:
@@ -140,6 +141,7 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
                 if passed:
                     shutil.copyfile(file, output / file.name)
                     save_texts(output, f"{file.stem}.{judgement.class_name}", judgement)
+                    played[file.name, str(judgement.class_name)] = judgement.audit
                 record = {"candidate": file.stem, "source": str(file.resolve())}
                 record.update(
                     verdict_fields(judgement, file.name if passed else None),
@@ -153,16 +155,21 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
 
     errors = run_all({f.stem: job(f) for f in entries.files}, manifest, concurrency, Progress(console))
     errors.update({Path(entry).stem: why for entry, why in entries.bad.items()})
-    return finish(output, [f.stem for f in entries.files], errors, gates, ADOPTED_AUDIT)
+    return finish(output, [f.stem for f in entries.files], errors, gates, ADOPTED_AUDIT, played)
 
 
 def finish(
-    output: Path, planned: list[str], errors: dict[str, str], gates: JailGates, audit_config: AuditConfig | None = None
+    output: Path,
+    planned: list[str],
+    errors: dict[str, str],
+    gates: JailGates,
+    audit_config: AuditConfig | None = None,
+    played: dict[tuple[str, str], EnvAudit] | None = None,
 ) -> RunSummary:
     latest = {(r["candidate"], r.get("class_name")): r for r in JsonlLog(output / MANIFEST).read()}
     summary = RunSummary(output, [r for key, r in latest.items() if key[0] in set(planned)], errors)
     (output / "summary.md").write_text(summary_markdown(summary))
-    summary.audit = audit_accepted(output, summary.records, gates, audit_config or AuditConfig())
+    summary.audit = audit_accepted(output, summary.records, gates, audit_config or AuditConfig(), played or {})
     return summary
 
 
@@ -200,8 +207,11 @@ def summary_markdown(summary: RunSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def audit_accepted(output: Path, records: list[dict], gates: JailGates, config: AuditConfig) -> dict[str, Path]:
-    """The audit report of the games that passed, each played through its jail, written to ``output/audit``.
+def audit_accepted(
+    output: Path, records: list[dict], gates: JailGates, config: AuditConfig, played: dict[tuple[str, str], EnvAudit]
+) -> dict[str, Path]:
+    """The audit report of the games that passed, written to ``output/audit``: the play the gates audited
+    (``played``, by file and class) where it was this report's, else each game played again through its jail.
 
     A resumed run that accepted nothing new keeps the report it finds.
     """
@@ -218,7 +228,10 @@ def audit_accepted(output: Path, records: list[dict], gates: JailGates, config: 
     audits = []
     for record in passed:
         env_id = f"{output.name}:{record['class_name']}"
-        audits.append(gates.audit(output / record["file"], record["class_name"], env_id, config, record["domain"]))
+        audit = played.get((record["file"], record["class_name"]))
+        if audit is None or audit.env_id != env_id:
+            audit = gates.audit(output / record["file"], record["class_name"], env_id, config, record["domain"])
+        audits.append(audit)
     result = AuditResult(config, audits)
     result.diversity = audit_diversity(
         [a.env_id for a in audits],

