@@ -33,7 +33,7 @@ CHECK_LEVELS = list(range(1, 21))
 # Games written elsewhere are checked over GymVerse's complexity range: its games interpolate their
 # parameters between levels 1 and 10, and its curriculum stops at 10.
 ADOPT_MAX_LEVEL = 10
-# The audit's play; the env checker already ran in full, so the audit's own run of it is kept minimal.
+# The audit's play (it takes the env checker's report from the checker gate).
 GATE_AUDIT = AuditConfig(checker_max_level=1, checker_seeds=1, sections=["correctness", "difficulty"])
 # Without a solver only random play is audited: fewer levels and episodes say as much about its faults.
 ADOPT_AUDIT = AuditConfig(
@@ -142,7 +142,8 @@ class JailGates:
             gates.append(GateResult("checker", False, broken_reason(jail.broken), jail.broken))
             return judgement
         gates += checker_gates(report, need_solver, tuple(levels))
-        audit = audit_env(EnvTarget(env_id, judgement.domain, factory), GATE_AUDIT if need_solver else ADOPT_AUDIT)
+        target = EnvTarget(env_id, judgement.domain, factory)
+        audit = audit_env(target, GATE_AUDIT if need_solver else ADOPT_AUDIT, checked=report)
         gates += audit_gates(audit, need_solver)
         judgement.audit = audit
         judgement.texts = env_texts(audit.plays) if audit.plays and any(p.transcript for p in audit.plays) else None

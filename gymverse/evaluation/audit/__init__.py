@@ -8,6 +8,7 @@ Games that are not ours are played here through their jailed proxies (``gymverse
 from dataclasses import dataclass, field
 from typing import Callable
 
+from gymverse.env.checker import CheckReport
 from gymverse.errors import BadInput
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, epsilon_name, play_level
 from gymverse.evaluation.audit.correctness import Correctness, audit_correctness
@@ -104,7 +105,8 @@ def unmeasured(target: EnvTarget, config: AuditConfig, reason: str, detail: str)
     return audit
 
 
-def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
+def audit_env(target: EnvTarget, config: AuditConfig, checked: CheckReport | None = None) -> EnvAudit:
+    """The audit of one game; ``checked``: the env checker's report on it, where the caller already ran it."""
     try:
         plays = play_env(target, config)
     except Exception as error:  # the env cannot even be built (or reset) at level 1, or its jail ended
@@ -116,7 +118,7 @@ def audit_env(target: EnvTarget, config: AuditConfig) -> EnvAudit:
     if "correctness" in config.sections:
         checker_levels = list(range(1, config.checker_max_level + 1))
         audit.correctness = audit_correctness(
-            target, plays, checker_levels, config.checker_seeds, config.episode_time_s
+            target, plays, checker_levels, config.checker_seeds, config.episode_time_s, checked
         )
     if "difficulty" in config.sections:
         audit.difficulty = audit_difficulty(target.env_id, plays)

@@ -3,7 +3,7 @@
 import random
 from dataclasses import dataclass, field
 
-from gymverse.env.checker import check_env, time_limit
+from gymverse.env.checker import CheckReport, check_env, time_limit
 from gymverse.env.players import random_move
 from gymverse.env.success import episode_success
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, replay
@@ -54,14 +54,16 @@ def audit_correctness(
     checker_levels: list[int],
     checker_seeds: int,
     episode_time_s: float = 10.0,
+    checked: CheckReport | None = None,
 ) -> Correctness:
-    """Check ``target`` with the env checker and read the agents' ``plays`` for reward and replay faults."""
+    """Check ``target`` with the env checker (or take ``checked``, its report when the caller already ran it)
+    and read the agents' ``plays`` for reward and replay faults."""
     result = Correctness()
 
     def problem(reason: str, detail: str, severity: str = "error") -> None:
         result.problems.append(Problem(target.env_id, "correctness", reason, severity, detail))
 
-    report = check_env(target.make, levels=checker_levels, seeds=checker_seeds, env_id=target.env_id)
+    report = checked or check_env(target.make, levels=checker_levels, seeds=checker_seeds, env_id=target.env_id)
     for check in report.results:
         result.checker.append(
             {"name": check.name, "passed": check.passed, "detail": check.detail, "warning": check.warning}
