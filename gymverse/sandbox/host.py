@@ -96,6 +96,16 @@ def light_gem() -> None:
     package.__getattr__ = heavy
 
 
+def load_by_path(name: str, path: str) -> Any:
+    """The module at ``path``, without importing the package around it (gymverse's ``__init__`` is heavy)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} cannot be imported as a module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def apply_limits(limits: dict) -> None:
     for name, value in limits.items():
         which = getattr(resource, name)
@@ -108,6 +118,8 @@ class Host:
         self.module: Any = None
         self.envs: dict[int, Any] = {}
         self.next_handle = 0
+        # The judge's own players (standard library only): a random move is drawn alike in the jail and out of it.
+        self.players = load_by_path("players", os.path.join(os.path.dirname(__file__), os.pardir, "env", "players.py"))
 
     def load(self) -> None:
         name = "jailed_" + os.path.splitext(os.path.basename(self.path))[0]
@@ -115,7 +127,7 @@ class Host:
         if spec is None or spec.loader is None:
             raise ImportError(f"{self.path} cannot be imported as a module")
         self.module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = self.module
+        sys.modules[name] = self.module  # before running it, as an import would: dataclasses look themselves up
         spec.loader.exec_module(self.module)
 
     def games(self) -> list[dict]:
@@ -173,23 +185,8 @@ class Host:
     def call(self, handle: int, method: str, args: list) -> Any:
         env = self.envs[handle]
         if method == "random_action":
-            return self.random_action(env, random.Random(args[0]))
+            return self.players.random_move(env, random.Random(args[0]))
         return getattr(env, method)(*args)
-
-    @staticmethod
-    def random_action(env: Any, rng: random.Random) -> Any:
-        """The game's ``random_action(rng)``, else GEM's ``sample_random_action`` on a module ``random`` seeded
-        from ``rng`` (as :func:`gymverse.env.players.random_move` does)."""
-        if hasattr(env, "random_action"):
-            return env.random_action(rng)
-        saved = random.getstate()
-        random.seed(rng.getrandbits(64))
-        try:
-            return env.sample_random_action()
-        except NotImplementedError:
-            return "\\boxed{}"
-        finally:
-            random.setstate(saved)
 
     def play(self, handle: int, moves: dict, count: int) -> dict:
         """Up to ``count`` steps from the game's state, each ``[move, step's reply]``, ending with the episode,
@@ -197,7 +194,7 @@ class Host:
         env = self.envs[handle]
         if "random" in moves:
             rng = random.Random(moves["random"])
-            choose = lambda: self.random_action(env, rng)  # noqa: E731
+            choose = lambda: self.players.random_move(env, rng)  # noqa: E731
         elif "repeat" in moves:
             choose = lambda: moves["repeat"]  # noqa: E731
         else:
