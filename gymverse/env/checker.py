@@ -227,12 +227,18 @@ def steps(env: gem.Env, choose: Callable[[gem.Env], Any], count: int) -> Iterato
     if isinstance(choose, Moves) and hasattr(type(jailed), "play_on"):
         played = jailed.play_on(choose, count)
     else:
-        played = ((action, env.step(action)) for action in (choose(env) for _ in range(count)))
+        played = _one_at_a_time(env, choose, count)
     for action, out in played:
         _check_types(out)
         yield action, out
         if out[2] or out[3]:
             return
+
+
+def _one_at_a_time(env: gem.Env, choose: Callable[[gem.Env], Any], count: int) -> Iterator[tuple[Any, tuple]]:
+    for _ in range(count):
+        action = choose(env)
+        yield action, env.step(action)
 
 
 def _turn_cap(env: gem.Env) -> int:

@@ -97,11 +97,13 @@ def light_gem() -> None:
 
 
 def load_by_path(name: str, path: str) -> Any:
-    """The module at ``path``, without importing the package around it (gymverse's ``__init__`` is heavy)."""
+    """The module at ``path`` as ``name``, without importing a package around it (gymverse's ``__init__`` is
+    heavy). It is in ``sys.modules`` before it runs, as an import would put it: dataclasses look themselves up."""
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path} cannot be imported as a module")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -119,16 +121,12 @@ class Host:
         self.envs: dict[int, Any] = {}
         self.next_handle = 0
         # The judge's own players (standard library only): a random move is drawn alike in the jail and out of it.
-        self.players = load_by_path("players", os.path.join(os.path.dirname(__file__), os.pardir, "env", "players.py"))
+        self.players = load_by_path(
+            "judge_players", os.path.join(os.path.dirname(__file__), os.pardir, "env", "players.py")
+        )
 
     def load(self) -> None:
-        name = "jailed_" + os.path.splitext(os.path.basename(self.path))[0]
-        spec = importlib.util.spec_from_file_location(name, self.path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"{self.path} cannot be imported as a module")
-        self.module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = self.module  # before running it, as an import would: dataclasses look themselves up
-        spec.loader.exec_module(self.module)
+        self.module = load_by_path("jailed_" + os.path.splitext(os.path.basename(self.path))[0], self.path)
 
     def games(self) -> list[dict]:
         import gem.core
