@@ -359,6 +359,11 @@ def test_unreadable_entries_are_rows_not_crashes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert exit_.value.code == 1 and "a symlink loop" in out and "a dangling symlink" in out
 
+    main(["synthesize", "--adopt", str(folder), "--output", str(tmp_path / "adopted")])
+    refused = {r["candidate"]: r["detail"] for r in map(json.loads, (tmp_path / "adopted/manifest.jsonl").open())}
+    assert refused["loop"] == "a symlink loop" and refused["dangling"] == "a dangling symlink"
+    assert "run the same command again" not in capsys.readouterr().out
+
 
 def test_register_env_dir_plays_the_folder_through_jailed_proxies():
     report = gymverse.register_env_dir(HOSTILE, prefix="jailed")

@@ -35,6 +35,7 @@ from gymverse.synthesis.pipeline import (
 )
 from gymverse.synthesis.prompts import Prompts
 from gymverse.synthesis.records import JsonlLog
+from gymverse.synthesis.verdicts import GateResult, Judgement
 
 PASSED = ("accepted", "unverified")
 ADOPTED_AUDIT = dataclasses.replace(ADOPT_AUDIT, sections=list(SECTIONS))  # the gates' play, and diversity
@@ -121,7 +122,7 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
     from gymverse.env.registry import folder_entries
 
     entries = folder_entries(folder)
-    if not entries.files:
+    if not entries.files and not entries.bad:
         raise BadInput(f"--adopt {folder}: no .py files in the folder")
     if Path(output).resolve() == Path(folder).resolve():
         raise BadInput("--output must be another folder than --adopt's")
@@ -153,9 +154,15 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
 
         return run
 
+    judged = {r["candidate"] for r in manifest.read()}
+    for entry, why in entries.bad.items():  # a symlink loop, a dangling link: a refused row, not a retry
+        if Path(entry).stem in judged:
+            continue
+        refused = Judgement([GateResult("import", False, "unreadable", why)])
+        manifest.append({"candidate": Path(entry).stem, "source": entry, **verdict_fields(refused, None)})
     errors = run_all({f.stem: job(f) for f in entries.files}, manifest, concurrency, Progress(console))
-    errors.update({Path(entry).stem: why for entry, why in entries.bad.items()})
-    return finish(output, [f.stem for f in entries.files], errors, gates, ADOPTED_AUDIT, played)
+    planned = [f.stem for f in entries.files] + [Path(entry).stem for entry in entries.bad]
+    return finish(output, planned, errors, gates, ADOPTED_AUDIT, played)
 
 
 def finish(
