@@ -204,6 +204,43 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
     assert traps.breaches([done.stdout, done.stderr, *written(save)]) == []
 
 
+def test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control(traps):
+    """The writer (a scripted server) answers each theme's design with a valid one and its code with a payload."""
+    from gymverse.testing.scripted_server import Script, ScriptedServer
+
+    design = json.loads((Path(__file__).parent / "fixtures/synthesis/designs/hive_census.json").read_text())
+    files = sorted(traps.folder().glob("*.py"))
+    themes, rules = [], []
+    for i, file in enumerate(files):
+        theme, name = f"trap {i}", f"Trap{chr(65 + i // 26)}{chr(97 + i % 26)}"
+        themes.append(f"{theme} | games")
+        rules.append({"when": ["# Stage 1", f"Theme: {theme}\n"], "answers": [json.dumps({**design, "name": name})]})
+        renamed = [[f"class {'Control' if file.name == 'control.py' else 'Payload'}(", f"class {name}("]]
+        rules.append({"when": ["# Stage 2", f"`{name}`"], "answers": [{"file": str(file), "replace": renamed}]})
+    (traps.root / "themes.txt").write_text("\n".join(themes) + "\n")
+    output = traps.root / "synthesized"
+    with ScriptedServer(Script.load({"rules": rules})) as server:
+        done = gymverse_cli(
+            traps,
+            "synthesize",
+            "--themes",
+            str(traps.root / "themes.txt"),
+            "--model",
+            f"openai:{server.url}#scripted",
+            "--output",
+            str(output),
+            "--repairs",
+            "0",
+        )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    records = {r["candidate"]: r for r in map(json.loads, (output / "manifest.jsonl").open())}
+    control = records.pop(f"trap-{[f.name for f in files].index('control.py')}-1")
+    assert control["status"] == "accepted" and len(records) == len(files) - 1
+    assert {r["status"] for r in records.values()} == {"refused"}
+    assert "near_duplicate" not in {r["reason"] for r in records.values()}  # each refused for itself, none admitted
+    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+
+
 def test_the_synthesis_gates_refuse_a_payload_that_patches_and_forges(traps, embedder):
     from gymverse.synthesis.gates import GateSettings, JailGates
     from gymverse.synthesis.novelty import Novelty
