@@ -1,4 +1,4 @@
-"""Training command lines from keywords, and a training child stopped with Ctrl-C, for the trainer tests."""
+"""Command lines from keywords, and a training child stopped with Ctrl-C, for the tests that run commands."""
 
 import os
 import signal
@@ -9,8 +9,11 @@ from pathlib import Path
 
 
 def flags(**values: object) -> list[str]:
-    """``--name value`` for each keyword, in order."""
-    return [part for name, value in values.items() for part in (f"--{name}", str(value))]
+    """``--name value`` for each keyword, in order; a list gives its items after the name."""
+    argv = []
+    for name, value in values.items():
+        argv += [f"--{name}", *map(str, value if isinstance(value, list) else [value])]
+    return argv
 
 
 def child(command: str, argv: list[str], stdout: int = subprocess.PIPE) -> subprocess.Popen:

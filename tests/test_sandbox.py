@@ -99,27 +99,9 @@ def test_what_each_payload_did_is_named_in_its_row(traps):
 
 def test_audit_dir_contains_every_payload(traps):
     output = traps.root / "audit"
-    done = gymverse_cli(
-        traps,
-        "audit",
-        "--dir",
-        str(traps.folder()),
-        "--output",
-        str(output),
-        "--skip",
-        "diversity",
-        "--levels",
-        "1",
-        "2",
-        "--episodes",
-        "2",
-        "--solver-episodes",
-        "1",
-        "--checker-max-level",
-        "2",
-        "--checker-seeds",
-        "1",
-    )
+    run = flags(dir=traps.folder(), output=output, skip="diversity", levels=[1, 2], episodes=2)
+    checks = flags(solver_episodes=1, checker_max_level=2, checker_seeds=1)
+    done = gymverse_cli(traps, "audit", *run, *checks)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     report = json.loads((output / "audit.json").read_text())
     audited = {env["env_id"] for env in report["envs"]}
@@ -143,22 +125,8 @@ def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
 
 def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
     output = traps.root / "eval"
-    done = gymverse_cli(
-        traps,
-        "eval",
-        "--dir",
-        str(traps.folder()),
-        "--policy",
-        "random",
-        "--levels",
-        "1",
-        "--instances",
-        "1",
-        "--attempts",
-        "1",
-        "--output",
-        str(output),
-    )
+    run = flags(dir=traps.folder(), policy="random", levels=1, instances=1, attempts=1, output=output)
+    done = gymverse_cli(traps, "eval", *run)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     records = [json.loads(line) for line in (output / "records.jsonl").read_text().splitlines()]
     attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
