@@ -10,6 +10,7 @@ import tyro
 from rich.table import Table
 
 from gymverse.console import console
+from gymverse.policy.base import Sampling
 from gymverse.policy.hf import HFPolicy
 from gymverse.prompts import apply_template
 
@@ -39,14 +40,8 @@ def main(
         cpu_threads: torch CPU threads while sampling (0: torch's default), as in training and evaluation.
         device: ``cpu`` or ``cuda``.
     """
-    policy = HFPolicy(
-        pretrain,
-        generate_max_length=generate_max_length,
-        device=device,
-        seed=0,
-        num_threads=cpu_threads or None,
-        batch_size=max(batch_sizes),
-    )
+    sampling = Sampling(generate_max_length=generate_max_length, seed=0)
+    policy = HFPolicy(pretrain, sampling, device=device, num_threads=cpu_threads or None, batch_size=max(batch_sizes))
     # Every reply runs to the length limit, so all runs do the same work.
     eos = sorted(policy.eos_ids)
     policy.model.lm_head.register_forward_hook(lambda module, args, out: out.index_fill_(-1, torch.tensor(eos), -1e4))

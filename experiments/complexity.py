@@ -3,9 +3,7 @@ GenEnv's alpha curriculum, on the same games and episode budget; held-out sweep 
 
 import sys
 
-from experiments.harness import Arm, Budget, Study, main
-
-GAMES = "gymverse:GridCourier|gymverse:MailSorter"
+from experiments.harness import GAMES, Arm, Budget, Study, main
 
 
 def complexity_study(budget: Budget) -> Study:
@@ -20,8 +18,7 @@ def complexity_study(budget: Budget) -> Study:
             Arm("evolve (threshold)", {"evolve": True, "curriculum": "threshold", "train_difficulty": 1}),
             Arm("alpha curriculum", {"evolve": True, "curriculum": "alpha", "train_difficulty": 1}),
         ],
-        flags={"env_id": GAMES},
-        eval_env_ids=GAMES.split("|"),
+        flags={"env_id": "|".join(GAMES)},
         eval_levels=list(range(1, 11)),
         curve_levels=[1, 5, 10],
         budget=budget,

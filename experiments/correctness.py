@@ -4,9 +4,8 @@ feedback), the same budget; evaluated on the correct games."""
 
 import sys
 
-from experiments.harness import Arm, Budget, Study, main
+from experiments.harness import GAMES, Arm, Budget, Study, main
 
-GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]
 TWINS = [f"buggy:{game}" for game in GAMES]
 
 
@@ -21,9 +20,6 @@ def correctness_study(budget: Budget) -> Study:
             Arm("correct + buggy twins", {"env_id": "|".join(GAMES + TWINS)}, warm_env_id=correct),
         ],
         flags={"evolve": True},
-        eval_env_ids=GAMES,
-        eval_levels=[1, 2, 3, 4],
-        curve_levels=[1, 3],
         budget=budget,
     )
 

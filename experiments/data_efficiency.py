@@ -9,9 +9,8 @@ are evaluated on the same held-out levels every few steps; the finding is read f
 import sys
 from dataclasses import replace
 
-from experiments.harness import FULL, Arm, Budget, Study, episodes_to_reach, main, mean_curve
+from experiments.harness import FULL, GAMES, Arm, Budget, Study, episodes_to_reach, main, mean_curve
 
-GAMES = "gymverse:GridCourier|gymverse:MailSorter"
 STATIC, ALIGNED = "static (uniform levels 1-5)", "alpha curriculum"
 
 
@@ -47,8 +46,7 @@ def data_efficiency_study(budget: Budget) -> Study:
             Arm(STATIC, {"curriculum": "uniform"}),
             Arm(ALIGNED, {"curriculum": "alpha"}),
         ],
-        flags={"env_id": GAMES, "evolve": True, "train_difficulty": 1, "max_difficulty": 5},
-        eval_env_ids=GAMES.split("|"),
+        flags={"env_id": "|".join(GAMES), "evolve": True, "train_difficulty": 1, "max_difficulty": 5},
         eval_levels=[1, 2, 3, 4, 5],
         curve_levels=[1, 3, 5],
         budget=replace(FULL, steps=32, eval_every=4) if budget == FULL else budget,  # longer curves, read more often

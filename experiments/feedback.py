@@ -5,10 +5,8 @@ evaluated on the original games (process feedback), one yardstick for every desi
 
 import sys
 
-from experiments.harness import Arm, Budget, Study, main
+from experiments.harness import GAMES, Arm, Budget, Study, main
 from gymverse.wrappers import FEEDBACK_DESIGNS
-
-GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]
 
 
 def feedback_study(budget: Budget) -> Study:
@@ -22,9 +20,6 @@ def feedback_study(budget: Budget) -> Study:
         ],
         # An episode whose history outgrows the context is a failure to learn from, not one to drop.
         flags={"evolve": True, "wrappers": "concat_with_action", "max_model_len": 768, "keep_generation_failed": True},
-        eval_env_ids=GAMES,
-        eval_levels=[1, 2, 3, 4],
-        curve_levels=[1, 3],
         budget=budget,
     )
 

@@ -34,6 +34,7 @@ from typing import Any, Callable
 REPO = Path(__file__).resolve().parents[1]
 FIG_ROOT = REPO / "fig" / "experiments"
 RESULT = "result.json"
+GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]  # the games a study trains on and sweeps unless it names others
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,9 @@ class Study:
     name: str
     claim: str  # what the paper reports, for the README
     arms: list[Arm]
-    eval_env_ids: list[str]  # the held-out sweep's games (variant ids allowed)
-    eval_levels: list[int]
-    curve_levels: list[int]  # levels of the online evaluation during training
+    eval_env_ids: list[str] = field(default_factory=lambda: list(GAMES))  # the held-out sweep's games (variants too)
+    eval_levels: list[int] = field(default_factory=lambda: [1, 2, 3, 4])
+    curve_levels: list[int] = field(default_factory=lambda: [1, 3])  # levels of the online evaluation during training
     flags: dict[str, Any] = field(default_factory=dict)  # TrainArgs fields shared by every arm
     budget: Budget = FULL
     # the study's own reading of its results: (aggregated arms, runs) -> findings for results.json and the table

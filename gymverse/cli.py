@@ -9,7 +9,7 @@ import tyro
 from rich.markup import escape
 from rich.table import Table
 
-from gymverse.console import console
+from gymverse.console import console, progress_bars
 from gymverse.errors import BadInput, ResourceError
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
@@ -180,7 +180,7 @@ def check(
                 row(game.env_id, game.file, game.verdict, game.problems())
             progress.advance(task)
 
-        with _file_progress() as progress:
+        with progress_bars(transient=True) as progress:
             task = progress.add_task("checking files", total=None)
             judgement = judge_folder(
                 envs.dir,
@@ -204,19 +204,6 @@ def check(
         )
     if failed - (broken if tolerate_broken_files else 0) > 0:
         sys.exit(1)
-
-
-def _file_progress():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
 
 
 def train() -> None:

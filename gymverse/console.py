@@ -5,6 +5,7 @@ mid-sentence and table cells mid-name. There, lines are printed whole and tables
 """
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 WIDE = 100_000  # columns when stdout is not a terminal: wide enough that nothing wraps
 
@@ -17,3 +18,9 @@ def make_console() -> Console:
 
 
 console = make_console()
+
+
+def progress_bars(to: Console | None = None, transient: bool = False) -> Progress:
+    """Rich progress bars on ``to`` (default: :data:`console`), a task a line: description, bar, done of total, time."""
+    columns = TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
+    return Progress(*columns, console=to or console, transient=transient)

@@ -30,30 +30,11 @@ def tokenizer(tiny_dir):
 @pytest.fixture(scope="session")
 def micro_model(tmp_path_factory):
     """A one-layer model with the tiny model's byte tokenizer: fast enough for end-to-end runs."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from gymverse.policy.tiny import TINY_ARCHITECTURE, build_tiny_model
 
-    from gymverse.policy.tiny import build_tiny_tokenizer
-
-    path = tmp_path_factory.mktemp("micro")
-    tokenizer = build_tiny_tokenizer()
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=2048,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=None,
-        tie_word_embeddings=True,
-    )
-    LlamaForCausalLM(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
+    micro = dict(TINY_ARCHITECTURE, hidden_size=32, intermediate_size=64, num_hidden_layers=1)
+    micro.update(num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048)
+    return build_tiny_model(tmp_path_factory.mktemp("micro"), architecture=micro)
 
 
 @pytest.fixture(scope="session")

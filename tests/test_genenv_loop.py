@@ -2,9 +2,9 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -12,6 +12,7 @@ import torch
 
 pa = pytest.importorskip("pyarrow", reason="GenEnv's parquet datasets need pyarrow (a dependency in pyproject.toml)")
 import pyarrow.parquet as pq  # noqa: E402
+from runs import child, interrupted  # noqa: E402
 
 from gymverse.cli import main as gymverse_main  # noqa: E402
 from gymverse.genenv.cli import main as genenv_main  # noqa: E402
@@ -249,14 +250,7 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, to
 
 def kill_mid_run(argv, run, last):
     """Run ``argv`` in a child process and SIGKILL it once ``killable_mid_run``."""
-    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *argv],
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = child("genenv", argv, stdout=subprocess.DEVNULL)
     deadline = time.time() + 120
     while not killable_mid_run(run, last) and process.poll() is None:
         assert time.time() < deadline, "the run never saved a state"
@@ -302,21 +296,7 @@ def test_ctrl_c_finishes_the_step_saves_and_resume_ends_like_an_uninterrupted_ru
 
     assert genenv_main(argv(tmp_path / "a")) == 0
     straight, run = tmp_path / "a" / "t", tmp_path / "b" / "t"
-    code = "import sys; from gymverse.genenv.cli import main; sys.exit(main(sys.argv[1:]))"
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *argv(tmp_path / "b")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    deadline = time.time() + 120
-    while not (run / "genenv_metrics.jsonl").is_file():
-        assert process.poll() is None and time.time() < deadline, process.stderr.read()[-2000:]
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 130 and "Traceback" not in err, err[-2000:]
+    out = interrupted("genenv", argv(tmp_path / "b"), run / "genenv_metrics.jsonl")
     stopped = load_trainer_state(run)["step"]
     assert 1 <= stopped < 4
     assert f"Stopped at step {stopped} of 4: the last checkpoint is {run}/saved_models/step_{stopped:05d}" in out
@@ -330,7 +310,7 @@ def test_env_dir_registers_a_folder_of_games_for_the_run(micro_model, tmp_path, 
 
     folder = tmp_path / "example"
     folder.mkdir()
-    (folder / "runic.py").write_text(RUNIC)
+    shutil.copy(RUNIC, folder)
 
     def argv(env_dir):
         return games_argv(

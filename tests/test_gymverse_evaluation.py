@@ -158,13 +158,9 @@ def test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggrega
     )
     assert aggregated.returncode == 0, aggregated.stderr
     rows = list(csv.DictReader(open(report / "summary_report.csv")))
+    per_model = [("logic", "6"), ("my-games", "8"), ("OVERALL", "2")]  # category, envs: the same for each model
     assert [(r["model"].rsplit("_", 2)[0].split("-")[0], r["category"], r["num_envs"]) for r in rows] == [
-        ("random", "logic", "6"),
-        ("random", "my-games", "8"),
-        ("random", "OVERALL", "2"),
-        ("tiny", "logic", "6"),
-        ("tiny", "my-games", "8"),
-        ("tiny", "OVERALL", "2"),
+        (model, category, envs) for model in ("random", "tiny") for category, envs in per_model
     ]
     data = json.loads((report / "summary_report.json").read_text())[runs["random"].name]
     logic = data["categories"]["logic"]

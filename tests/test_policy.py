@@ -18,6 +18,7 @@ import gymverse  # noqa: F401  (registers the games)
 from gymverse.env.parsing import extract_boxed
 from gymverse.errors import BadInput
 from gymverse.policy import EpsilonOraclePolicy, OraclePolicy, RandomPolicy, check_policy, load_policy
+from gymverse.policy.base import Sampling
 from gymverse.policy.hf import HFPolicy, distinct_rows, inverse_cdf_draw
 from gymverse.policy.openai_compat import OpenAICompatiblePolicy
 from gymverse.policy.stopping import cut_after_box, first_box_end
@@ -27,9 +28,9 @@ from gymverse.run.logprobs import activation_checkpointing, response_mask, seque
 CHAT_PROMPT = "<|im_start|>user\nFind the peak.<|im_end|>\n<|im_start|>assistant\n"
 
 
-def policy(tiny_dir, **kwargs):
-    kwargs.setdefault("seed", 0)
-    return HFPolicy(tiny_dir, num_threads=1, **kwargs)
+def policy(tiny_dir, **sampling):
+    sampling.setdefault("seed", 0)
+    return HFPolicy(tiny_dir, Sampling(**sampling), num_threads=1)
 
 
 def force_tokens(policy_, script):

@@ -13,7 +13,7 @@ from gymverse.env.groups import make_env_group
 from gymverse.env.id_lists import split_env_ids
 from gymverse.episodes import Episode, collect_episodes
 from gymverse.policy import OraclePolicy
-from gymverse.policy.base import Generation
+from gymverse.policy.base import Generation, Sampling
 from gymverse.policy.hf import HFPolicy
 from gymverse.prompts import TEMPLATES, apply_template
 
@@ -217,7 +217,7 @@ def test_oracle_wins_a_real_game_and_success_falls_back_to_reward_without_final_
 
 
 def test_tiny_model_plays_whole_episodes(tiny_dir):
-    policy = HFPolicy(tiny_dir, generate_max_length=8, seed=0, num_threads=1)
+    policy = HFPolicy(tiny_dir, Sampling(generate_max_length=8, seed=0), num_threads=1)
     group = make_env_group(COUNTDOWN, 2, complexity=2, seed=0)
     episodes = collect_episodes(policy, group, COUNTDOWN, 3, template="qwen3_game")
     assert len(episodes) == 3 and all(isinstance(e, Episode) for e in episodes)

@@ -8,12 +8,14 @@ untrusted folder must contain them all, give each a row, and pass the control ga
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from escape import MARKER, SECRET_NAME, Traps
+from runs import flags
 
 import gymverse
 from gymverse.env.checker import check_env
@@ -97,27 +99,9 @@ def test_what_each_payload_did_is_named_in_its_row(traps):
 
 def test_audit_dir_contains_every_payload(traps):
     output = traps.root / "audit"
-    done = gymverse_cli(
-        traps,
-        "audit",
-        "--dir",
-        str(traps.folder()),
-        "--output",
-        str(output),
-        "--skip",
-        "diversity",
-        "--levels",
-        "1",
-        "2",
-        "--episodes",
-        "2",
-        "--solver-episodes",
-        "1",
-        "--checker-max-level",
-        "2",
-        "--checker-seeds",
-        "1",
-    )
+    run = flags(dir=traps.folder(), output=output, skip="diversity", levels=[1, 2], episodes=2)
+    checks = flags(solver_episodes=1, checker_max_level=2, checker_seeds=1)
+    done = gymverse_cli(traps, "audit", *run, *checks)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     report = json.loads((output / "audit.json").read_text())
     audited = {env["env_id"] for env in report["envs"]}
@@ -141,22 +125,8 @@ def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
 
 def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
     output = traps.root / "eval"
-    done = gymverse_cli(
-        traps,
-        "eval",
-        "--dir",
-        str(traps.folder()),
-        "--policy",
-        "random",
-        "--levels",
-        "1",
-        "--instances",
-        "1",
-        "--attempts",
-        "1",
-        "--output",
-        str(output),
-    )
+    run = flags(dir=traps.folder(), policy="random", levels=1, instances=1, attempts=1, output=output)
+    done = gymverse_cli(traps, "eval", *run)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     records = [json.loads(line) for line in (output / "records.jsonl").read_text().splitlines()]
     attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
@@ -172,32 +142,9 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
         "train",
         "--env_dir",
         str(traps.folder()),
-        "--env_id",
-        "escape_envs:Control",
-        "--pretrain",
-        str(micro_model),
-        "--save_path",
-        str(save),
-        "--wb_run_name",
-        "t",
-        "--num_env",
-        "2",
-        "--rollout_batch_size",
-        "4",
-        "--max_train",
-        "8",
-        "--train_batch_size",
-        "4",
-        "--train_batch_size_per_device",
-        "2",
-        "--generate_max_length",
-        "8",
-        "--prompt_template",
-        "no",
-        "--eval_steps",
-        "0",
-        "--sft_episodes",
-        "0",
+        *flags(env_id="escape_envs:Control", pretrain=micro_model, save_path=save, wb_run_name="t", num_env=2),
+        *flags(rollout_batch_size=4, max_train=8, train_batch_size=4, train_batch_size_per_device=2),
+        *flags(generate_max_length=8, prompt_template="no", eval_steps=0, sft_episodes=0),
     )
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     assert "was not registered" in done.stdout + done.stderr  # payloads that fail at import are named
@@ -330,8 +277,10 @@ def test_a_hung_step_is_killed_and_says_where_it_was_stuck(tmp_path):
 
 # -- judging folders -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def judged():
-    judgement = judge_folder(HOSTILE, limits=SHORT, resume=False, **QUICK)
+def judged(tmp_path_factory):
+    folder = shutil.copytree(HOSTILE, tmp_path_factory.mktemp("judged") / HOSTILE.name)
+    shutil.copy(folder / "twin_one.py", folder / "twin_two.py")  # a class of the same name in a second file
+    judgement = judge_folder(folder, limits=SHORT, resume=False, **QUICK)
     return {Path(v.file).name: v for v in judgement.verdicts}
 
 

@@ -1,6 +1,7 @@
 """The native trainer: flags, run files, curricula reaching the games, checkpoints, and exact resume."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from runs import child, flags, interrupted
 
 import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse.curriculum import CurriculumDriver
@@ -37,51 +39,11 @@ ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 
 def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
     return [
-        "--env_id",
-        ENVS,
-        "--pretrain",
-        str(model),
-        "--save_path",
-        str(save_path),
-        "--wb_run_name",
-        "t",
-        "--num_env",
-        "4",
-        "--rollout_batch_size",
-        "8",
-        "--max_train",
-        "48",
-        "--train_batch_size",
-        "4",
-        "--train_batch_size_per_device",
-        "2",
-        "--generate_max_length",
-        "8",
-        "--learning_rate",
-        "1e-3",
-        "--prompt_template",
-        "no",
-        "--eval_n",
-        "2",
-        "--eval_steps",
-        "3",
-        "--eval_generate_max_length",
-        "8",
-        "--save_steps",
-        "2",
-        "--max_save_num",
-        "2",
+        *flags(env_id=ENVS, pretrain=model, save_path=save_path, wb_run_name="t", num_env=4, rollout_batch_size=8),
+        *flags(max_train=48, train_batch_size=4, train_batch_size_per_device=2, generate_max_length=8),
+        *flags(learning_rate="1e-3", prompt_template="no", eval_n=2, eval_steps=3, eval_generate_max_length=8),
+        *flags(save_steps=2, max_save_num=2, up_threshold=0, up_steps=1, max_difficulty=4, gamma=0.9, sft_episodes=0),
         "--evolve",
-        "--up_threshold",
-        "0",
-        "--up_steps",
-        "1",
-        "--max_difficulty",
-        "4",
-        "--gamma",
-        "0.9",
-        "--sft_episodes",
-        "0",
         *extra,
     ]
 
@@ -232,36 +194,16 @@ def test_a_short_run_leaves_logs_checkpoints_state_and_figure(micro_model, tmp_p
     assert len(list((run_dir / "trajectories").glob("step_*.json"))) == 6
 
 
-RUNIC = '''
-import random
-from gem.core import Env
-
-
-class RunicPotionGame(Env):
-    """GymVerse's pattern: parameters fixed from complexity in the constructor, module-level random."""
-
-    def __init__(self, complexity=1, enable_param_randomization=True, max_turns=30, **_):
-        super().__init__()
-        self.runes = 1 + complexity
-        self.max_turns = max_turns
-
-    def reset(self, seed=None):
-        super().reset(seed)
-        self.secret, self.turns = random.randint(0, self.runes), 0
-        return f"Pick a rune from 0 to {self.runes}: \\\\boxed{{n}}.", {"suffix": ""}
-
-    def step(self, action):
-        self.turns += 1
-        won = action.strip().endswith("\\\\boxed{%d}" % self.secret)
-        done = won or self.turns >= 3
-        return "right" if won else "wrong", float(won), done, False, {"suffix": "", "success": won}
-'''
+# A game in GymVerse's style (parameters from complexity, module-level random, no info["success"]): in a folder
+# named example it registers as example:RunicPotionGame.
+EXAMPLE_GAMES = Path(__file__).parent / "fixtures" / "gymverse_layout" / "gem" / "envs" / "example"
+RUNIC = EXAMPLE_GAMES / "game_RunicPotionGame_LongestTwoDistinctSubstringEnv_GEM_env.py"
 
 
 def test_env_dir_registers_a_folder_of_games_under_its_name(micro_model, tmp_path):
     folder = tmp_path / "example"
     folder.mkdir()
-    (folder / "runic.py").write_text(RUNIC)
+    shutil.copy(RUNIC, folder)
     argv = short_run(
         micro_model,
         tmp_path / "runs",
@@ -368,14 +310,6 @@ def test_a_missing_env_dir_is_named_in_the_error(tmp_path, capsys):
 
 
 # -- resume ----------------------------------------------------------------------------------------
-def run_in_subprocess(argv: list[str]) -> subprocess.Popen:
-    code = "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))"
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.Popen(
-        [sys.executable, "-c", code, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-
-
 def logged_past_the_saved_state(run_dir: Path, last: int) -> bool:
     """True once the logs hold a step that the saved state does not (lines a resume must drop), with the state two
     or more steps short of ``last``: a kill now cannot land after the final save, however slow the machine. The
@@ -400,7 +334,7 @@ def weights(run_dir: Path) -> dict[str, torch.Tensor]:
 def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tmp_path):
     straight = train_from_argv(short_run(micro_model, tmp_path / "a"))
     argv = short_run(micro_model, tmp_path / "b")
-    process = run_in_subprocess(argv)
+    process = child("train", argv, stdout=subprocess.DEVNULL)
     state = tmp_path / "b" / "t" / STATE_FILE
     deadline = time.time() + 120
     while not logged_past_the_saved_state(state.parent, 6) and process.poll() is None:
@@ -421,21 +355,8 @@ def test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one(micro_model, tm
 
 def test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_from_where(micro_model, tmp_path, capsys):
     argv = short_run(micro_model, tmp_path, "--save_steps", "100")  # no checkpoint before the end, but for Ctrl-C
-    process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
     run_dir = tmp_path / "t"
-    deadline = time.time() + 120
-    while not (run_dir / "actor_env_metrics.jsonl").is_file():  # (RunFiles would make the folder first)
-        assert process.poll() is None and time.time() < deadline, process.stderr.read()[-2000:]
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 130 and "Traceback" not in err, err[-2000:]
+    out = interrupted("train", argv, run_dir / "actor_env_metrics.jsonl")  # (RunFiles would make the folder first)
     stopped = load_trainer_state(run_dir)["step"]
     assert 1 <= stopped < 6 and saved_steps(run_dir) == [stopped]
     assert f"Stopped at step {stopped} of 6: the last checkpoint is {run_dir}/saved_models/step_{stopped:05d}" in out
@@ -453,14 +374,7 @@ def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_
         short_run(
             micro_model,
             tmp_path,
-            "--rollout_batch_size",
-            "16",
-            "--train_batch_size",
-            "16",
-            "--train_batch_size_per_device",
-            "8",
-            "--generate_max_length",
-            "6",
+            *flags(rollout_batch_size=16, train_batch_size=16, train_batch_size_per_device=8, generate_max_length=6),
         )
     )
     trainer = Trainer(args, progress=False)

@@ -8,6 +8,7 @@ import torch
 
 import gymverse.run.logprobs as scorer
 from gymverse.episodes import Turn
+from gymverse.policy.base import Sampling
 from gymverse.policy.hf import HFPolicy
 from gymverse.run.plan import TurnSample
 from gymverse.run.update import PolicyUpdate
@@ -17,7 +18,7 @@ from gymverse.train.args import TrainArgs
 @pytest.fixture
 def samples(micro_model):
     """Four replies to each of two prompts, in the order the sampler wrote them."""
-    sampler = HFPolicy(micro_model, seed=0, generate_max_length=6, num_threads=1)
+    sampler = HFPolicy(micro_model, Sampling(generate_max_length=6, seed=0), num_threads=1)
     prompts = ["What is 2 + 3?"] * 4 + ["Name a colour."] * 4
     return [
         TurnSample(str(k // 4), Turn(p, g.text, g.prompt_ids, g.response_ids, g.logprobs, 0.0, g.truncated), 0.0)
@@ -27,7 +28,7 @@ def samples(micro_model):
 
 def trained(micro_model, samples, per_device):
     """The gradient the optimizer stepped with, and the update's statistics."""
-    model = HFPolicy(micro_model, seed=0, num_threads=1).model
+    model = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
     settings = dataclasses.replace(
         TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device, generate_max_length=6
     )
@@ -64,11 +65,11 @@ def test_each_micro_batch_holds_the_replies_to_one_prompt(micro_model, samples, 
 def test_reference_kl_sums_the_per_token_kl_of_each_reply(micro_model, samples):
     from gymverse.perpo import kl_penalty
 
-    model = HFPolicy(micro_model, seed=0, num_threads=1).model
+    model = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
     settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=3)
     same = PolicyUpdate(model, 256, settings, total_updates=1, reference=model).reference_kl(samples, "low_var_kl")
     assert same == pytest.approx([0.0] * 8, abs=1e-5)  # sampled by the reference itself
-    other = HFPolicy(micro_model, seed=0, num_threads=1).model
+    other = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
     with torch.no_grad():
         for parameter in other.parameters():
             parameter.add_(0.05 * torch.randn_like(parameter))

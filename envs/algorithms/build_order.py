@@ -1,6 +1,6 @@
 """Build a target module by discovering its hidden prerequisites and building them in a valid order."""
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, expect_command, lose, parse_index, win
 
 
 class BuildOrder(EvolvableEnv):
@@ -48,9 +48,9 @@ class BuildOrder(EvolvableEnv):
         return f"Modules built: {len(self.built)}. Turn {self.turn}/{self.max_turns}. Goal: module {self.goal}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb not in ("prereqs", "build") or len(args) != 1:
-            raise InvalidAction("use 'prereqs k' or 'build k' with one module number")
+        verb, args = expect_command(
+            command, ("prereqs", "build"), 1, "use 'prereqs k' or 'build k' with one module number"
+        )
         module = parse_index(args[0], len(self.needs), "module")
         if verb == "prereqs":
             self.listed.add(module)

@@ -1,6 +1,6 @@
 """Evaluate a hidden expression tree by inspecting its nodes, skipping the branches a condition rules out."""
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, expect_command, lose, parse_index, parse_int, win
 
 OPERATIONS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "max": max, "min": min}
 OPERATION_NAMES = sorted(OPERATIONS)
@@ -62,9 +62,7 @@ class ExpressionTree(EvolvableEnv):
         return f"Inspections used: {len(self.seen)}/{self.budget}. Root: node {self.root}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb not in ("inspect", "answer") or len(args) != 1:
-            raise InvalidAction("use 'inspect k' or 'answer x' with one integer")
+        verb, args = expect_command(command, ("inspect", "answer"), 1, "use 'inspect k' or 'answer x' with one integer")
         if verb == "answer":
             claim = parse_int(args[0], -(10**9), 10**9, "value")
             if claim == self.value:

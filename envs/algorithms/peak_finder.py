@@ -1,6 +1,6 @@
 """Find the summit of a hidden mountain array (it rises, then falls) by reading one cell at a time."""
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, expect_command, lose, parse_index, win
 
 _MIX = 0x9E3779B97F4A7C15  # odd 64-bit constants of splitmix64
 _MIX2 = 0xBF58476D1CE4E5B9
@@ -48,9 +48,7 @@ class PeakFinder(EvolvableEnv):
         return f"Reads used: {self.reads}/{self.budget}."
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb not in ("read", "answer") or len(args) != 1:
-            raise InvalidAction("use 'read i' or 'answer i' with one index")
+        verb, args = expect_command(command, ("read", "answer"), 1, "use 'read i' or 'answer i' with one index")
         index = parse_index(args[0], self.length)
         if verb == "read":
             if self.reads >= self.budget:

@@ -7,13 +7,12 @@ from math import inf
 from gymverse.env import (
     EvolvableEnv,
     Feedback,
-    InvalidAction,
     command_table,
+    expect_command,
     lose,
     parse_index,
     parse_int,
     pick,
-    split_command,
     win,
 )
 
@@ -99,9 +98,7 @@ class ShortestPath(EvolvableEnv):
 
 def parse_command(command: str, towns: int) -> tuple[str, int]:
     """('neighbors', town) or ('answer', claimed distance)."""
-    verb, args = split_command(command)
-    if verb not in ("neighbors", "answer") or len(args) != 1:
-        raise InvalidAction("use 'neighbors v' or 'answer d' with one number")
+    verb, args = expect_command(command, ("neighbors", "answer"), 1, "use 'neighbors v' or 'answer d' with one number")
     if verb == "answer":
         return verb, parse_int(args[0], 0, 10**9, "distance")
     return verb, parse_index(args[0], towns, "town")

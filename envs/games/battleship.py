@@ -6,7 +6,7 @@ from functools import lru_cache
 from itertools import chain, count
 from typing import NamedTuple
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_index, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, command_table, expect_command, parse_index, win
 
 Cell = tuple[int, int]
 MISS, HIT, SUNK = ord("o"), ord("X"), ord("#")  # map marks
@@ -110,9 +110,7 @@ def lowest_cell(mask: int) -> int:
 
 def parse_shot(command: str, size: int) -> Cell:
     """``fire ROW COL`` as (row, col) on a sea of ``size`` by ``size``."""
-    verb, args = split_command(command)
-    if verb != "fire" or len(args) != 2:
-        raise InvalidAction("use 'fire ROW COL'")
+    _, args = expect_command(command, ("fire",), 2, "use 'fire ROW COL'")
     return parse_index(args[0], size, "row"), parse_index(args[1], size, "column")
 
 
@@ -254,9 +252,7 @@ class Battleship(EvolvableEnv):
         else:
             text = f"Shot at ({r}, {c}): {result}."
         text = f"{text}\n{self.map.decode()}"
-        if self.fired >= self.budget:
-            return lose(f"{text}\nNo shots left. You lost. {self._reveal()}")
-        return Feedback(text)
+        return self._within_budget(text, self.fired, "shots")
 
     def _reveal(self) -> str:
         return "The ships were at: " + "; ".join(" ".join(f"({r},{c})" for r, c in s) for s in self.ships) + "."

@@ -4,7 +4,7 @@ from functools import lru_cache
 from itertools import product
 from operator import eq
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, split_command, win
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 RULES = (
@@ -152,9 +152,7 @@ class CodeLock(EvolvableEnv):
         if exact == self.length:
             return win(f"{guess}: all {exact} symbols in place. The lock opens. You win!")
         text = f"{guess}: {exact} in the right place, {misplaced} right but misplaced."
-        if len(self.history) >= self.budget:
-            return lose(f"{text} No guesses left. You lost. {self._reveal()}")
-        return Feedback(text)
+        return self._within_budget(text, len(self.history), "guesses")
 
     def _reveal(self) -> str:
         return f"The code was {self.secret}."

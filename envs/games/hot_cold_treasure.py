@@ -2,7 +2,7 @@
 
 from functools import cache
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_index, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, expect_command, parse_index, win
 
 
 def distance(a: tuple[int, int], b: tuple[int, int]) -> int:
@@ -126,9 +126,7 @@ class HotColdTreasure(EvolvableEnv):
         return f"Digs used: {self.dug}/{self.budget}.{last}"
 
     def _play(self, command: str) -> Feedback:
-        verb, args = split_command(command)
-        if verb != "dig" or len(args) != 2:
-            raise InvalidAction("use 'dig ROW COL'")
+        _, args = expect_command(command, ("dig",), 2, "use 'dig ROW COL'")
         row, col = parse_index(args[0], self.rows, "row"), parse_index(args[1], self.cols, "column")
         cell = (row, col)
         verdict = "first"
@@ -141,9 +139,7 @@ class HotColdTreasure(EvolvableEnv):
         if cell == self.treasure:
             return win(f"You dig at {self.place} and find the treasure. You win!")
         text = f"Nothing at {self.place}. {VERDICT_TEXT[verdict]}"
-        if self.dug >= self.budget:
-            return lose(f"{text} No digs left. You lost. {self._reveal()}")
-        return Feedback(text)
+        return self._within_budget(text, self.dug, "digs")
 
     def _reveal(self) -> str:
         return f"The treasure was at {self.treasure}."

@@ -5,7 +5,7 @@ import math
 from functools import cache
 from typing import NamedTuple
 
-from gymverse.env import CommandTable, EvolvableEnv, Feedback, InvalidAction, lose, pick, win
+from gymverse.env import CommandTable, EvolvableEnv, Feedback, InvalidAction, pick, win
 
 Room = int  # row * width + col: reading order (north to south, west to east) is numeric order
 DIRECTIONS = {"north": (-1, 0), "east": (0, 1), "south": (1, 0), "west": (0, -1)}
@@ -267,9 +267,7 @@ class KeyDoorDungeon(EvolvableEnv):
         if self.pos == self.goal:
             return win(f"{text} You found the treasure room. You win!")
         text += "\n" + self._describe()
-        if self.moves >= self.budget:
-            return lose(f"{text}\nNo moves left. You lost. {self._reveal()}")
-        return Feedback(text)
+        return self._within_budget(text, self.moves, "moves")
 
     def _reveal(self) -> str:
         return f"The treasure room was {self.grid.names[self.goal]}."

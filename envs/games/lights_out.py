@@ -6,13 +6,11 @@ from typing import NamedTuple
 from gymverse.env import (
     EvolvableEnv,
     Feedback,
-    InvalidAction,
     command_table,
     distinct_draws,
-    lose,
+    expect_command,
     parse_index,
     pick,
-    split_command,
     win,
 )
 
@@ -100,9 +98,7 @@ def fewest_presses(rows: int, cols: int, lit: int) -> int:
 
 def parse_press(command: str, rows: int, cols: int) -> int:
     """``press ROW COL`` as the cell pressed (``row * cols + col``)."""
-    verb, args = split_command(command)
-    if verb != "press" or len(args) != 2:
-        raise InvalidAction("use 'press ROW COL'")
+    _, args = expect_command(command, ("press",), 2, "use 'press ROW COL'")
     return parse_index(args[0], rows, "row") * cols + parse_index(args[1], cols, "column")
 
 
@@ -152,9 +148,7 @@ class LightsOut(EvolvableEnv):
         if not lit:
             return win(f"You press {panel.cell_names[cell]} and every light goes out. You win!")
         text = f"You press {panel.cell_names[cell]}.\n{self._board()}"
-        if self.presses >= self.budget:
-            return lose(f"{text}\nNo presses left. You lost. {self._reveal()}")
-        return Feedback(text)
+        return self._within_budget(text, self.presses, "presses")
 
     def _reveal(self) -> str:
         plan = fewest_presses(self.rows, self.cols, self.lit)

@@ -8,10 +8,10 @@ from gymverse.env import (
     Feedback,
     InvalidAction,
     command_table,
+    expect_command,
     lose,
     parse_index,
     parse_int,
-    split_command,
     win,
 )
 
@@ -51,9 +51,7 @@ def heaps_layout(count: int) -> str:
 
 def parse_take(command: str, heaps: int, largest_take: int) -> tuple[int, int]:
     """``take HEAP COUNT`` as (heap, count)."""
-    verb, args = split_command(command)
-    if verb != "take" or len(args) != 2:
-        raise InvalidAction("use 'take HEAP COUNT'")
+    _, args = expect_command(command, ("take",), 2, "use 'take HEAP COUNT'")
     return parse_index(args[0], heaps, "heap"), parse_int(args[1], 1, largest_take, "count")
 
 

@@ -4,7 +4,7 @@ from functools import lru_cache, reduce
 from itertools import permutations, product
 from operator import or_
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_int, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, expect_command, lose, parse_int, win
 
 TRUTH_WORDS = {"true": True, "t": True, "1": True, "false": False, "f": False, "0": False}
 # How a clause's three literals relate to the planted solution (1: true in it, -1: false in it), drawn as if
@@ -40,9 +40,7 @@ def set_commands(n: int) -> tuple[str, ...]:
 
 def parse_move(command: str, n: int) -> tuple[int, bool]:
     """``set xI true|false`` as (variable index from 0, value)."""
-    verb, args = split_command(command)
-    if verb != "set" or len(args) != 2:
-        raise InvalidAction("use 'set xI true' or 'set xI false'")
+    _, args = expect_command(command, ("set",), 2, "use 'set xI true' or 'set xI false'")
     v = parse_int(args[0].lower().removeprefix("x"), 1, n, "variable number") - 1
     value = TRUTH_WORDS.get(args[1].lower())
     if value is None:

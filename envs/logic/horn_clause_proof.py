@@ -6,7 +6,7 @@ proof's length plus a few spare. Distractors either fire uselessly or can never 
 
 from functools import cache
 
-from gymverse.env import EvolvableEnv, Feedback, InvalidAction, command_table, lose, parse_int, pick, split_command, win
+from gymverse.env import EvolvableEnv, Feedback, command_table, expect_command, lose, parse_int, pick, win
 
 
 def opening(facts: str, rules: str, goal: str, budget: int) -> str:
@@ -46,9 +46,7 @@ def rule_prefixes(count: int) -> tuple[str, ...]:
 
 def rule_number(command: str, count: int) -> int:
     """K in 'apply K', a rule number from 1 to count."""
-    verb, args = split_command(command)
-    if verb != "apply" or len(args) != 1:
-        raise InvalidAction("use 'apply K' with one rule number")
+    _, args = expect_command(command, ("apply",), 1, "use 'apply K' with one rule number")
     return parse_int(args[0], 1, count, "rule number")
 
 

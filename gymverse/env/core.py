@@ -237,6 +237,14 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
         plus ``extra_turns`` for replies that break the syntax; 30 otherwise. Games may count it their own way."""
         return 30 if self.budget is None else self.budget + self.extra_turns
 
+    def _within_budget(self, text: str, used: int, moves: str) -> Feedback:
+        """``text`` as a move's feedback, or a loss once ``used`` moves have spent the budget ("No ``moves``
+        left"), on a line of its own after a text of several lines (a board)."""
+        if self.budget is None or used < self.budget:
+            return Feedback(text)
+        end = "\n" if "\n" in text else " "
+        return lose(f"{text}{end}No {moves} left. You lost. {self._reveal()}")
+
     def status(self) -> str:
         """A short line about the current state, shown after each observation."""
         return f"Turn {self.turn}/{self.max_turns}."

@@ -102,6 +102,15 @@ def _split(command: str) -> tuple[str, tuple[str, ...]]:
 split_command: Callable[[str], tuple[str, tuple[str, ...]]] = CommandTable(_split).__getitem__
 
 
+def expect_command(command: str, verbs: tuple[str, ...], arity: int, usage: str) -> tuple[str, tuple[str, ...]]:
+    """``command`` split as :func:`split_command` does when its verb is one of ``verbs`` and it has ``arity``
+    arguments, else :class:`InvalidAction` with ``usage`` (how to write it)."""
+    verb, args = split_command(command)
+    if verb not in verbs or len(args) != arity:
+        raise InvalidAction(usage)
+    return verb, args
+
+
 def parse_int(text: str, low: int, high: int, what: str = "number") -> int:
     """``text`` as an integer in ``[low, high]``, or :class:`InvalidAction` saying what was expected."""
     try:

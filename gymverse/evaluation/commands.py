@@ -6,17 +6,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from gymverse.console import console
+from gymverse.console import console, progress_bars
 from gymverse.errors import BadInput
 from gymverse.evaluation.options import FLAT, EnvSelection, EvalSelection, SweepOptions
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    )
 
 
 def _warn(line: str) -> None:
@@ -58,7 +50,7 @@ def eval_command(
     sweep.check()
     check_policy(policy, "--policy")
     config = SweepConfig(env_ids=envs.resolve(log=_warn), policy=policy, **asdict(sweep))
-    with _progress() as progress:
+    with progress_bars() as progress:
         task = progress.add_task("loading", total=None)
 
         def show(done: int, total: int, label: str) -> None:
@@ -131,7 +123,7 @@ def audit_command(
         seed=seed,
     )
     targets = [target_for(env_id) for env_id in envs.resolve(log=_warn)]
-    with _progress() as progress:
+    with progress_bars() as progress:
         steps = len(targets) + ("diversity" in config.sections)
         task = progress.add_task("auditing", total=steps)
 

@@ -38,7 +38,7 @@ from gymverse.genenv.rewards import filter_prompts
 from gymverse.genenv.rewrite import load_task_parser, load_task_template
 from gymverse.genenv.scoring import WrittenTask, group_advantages, task_record
 from gymverse.genenv.sides import Side
-from gymverse.genenv.space import AgentBatch
+from gymverse.genenv.space import AgentBatch, SavedFields
 from gymverse.genenv.verifiers import select_verifier
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import evaluation_copy
@@ -49,7 +49,8 @@ def answer_text(truth: Any) -> str:
     return truth if isinstance(truth, str) else json.dumps(truth)
 
 
-class DatasetSpace:
+class DatasetSpace(SavedFields):
+    saved = ("rows", "epoch", "position", "order", "success", "scored")
     agent_stops_at_box = False
 
     def __init__(self, args: Any, seed: int) -> None:
@@ -284,17 +285,3 @@ class DatasetSpace:
 
     def report(self, step: int) -> str | None:
         return None
-
-    def state_dict(self) -> dict[str, Any]:
-        return {
-            "rows": self.rows,
-            "epoch": self.epoch,
-            "position": self.position,
-            "order": self.order,
-            "success": self.success,
-            "scored": self.scored,
-        }
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.rows, self.epoch, self.position = state["rows"], state["epoch"], state["position"]
-        self.order, self.success, self.scored = state["order"], state["success"], state["scored"]

@@ -28,7 +28,7 @@ from gymverse.genenv.prompts import (
 )
 from gymverse.genenv.scoring import WrittenTask, task_record
 from gymverse.genenv.sides import Side, prompt_text
-from gymverse.genenv.space import AgentBatch
+from gymverse.genenv.space import AgentBatch, SavedFields
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
@@ -39,7 +39,8 @@ from gymverse.run.plan import derive_seed, step_samples
 ENV_SFT_FOR_TINY = 800  # random valid specs the untrained tiny environment model is warm-started on
 
 
-class GameSpace:
+class GameSpace(SavedFields):
+    saved = ("success", "played", "idle_steps")
     agent_stops_at_box = True
 
     def __init__(self, args: Any, seed: int) -> None:
@@ -231,15 +232,10 @@ class GameSpace:
         return None
 
     def state_dict(self) -> dict[str, Any]:
-        return {
-            "success": self.success,
-            "played": self.played,
-            "idle_steps": self.idle_steps,
-            "curriculum": self.curriculum.state_dict() if self.curriculum else {},
-        }
+        return {**super().state_dict(), "curriculum": self.curriculum.state_dict() if self.curriculum else {}}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.success, self.played, self.idle_steps = state["success"], state["played"], state["idle_steps"]
+        super().load_state_dict(state)
         if self.curriculum is not None:
             self.curriculum.load_state_dict(state["curriculum"])
 

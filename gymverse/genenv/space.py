@@ -32,6 +32,19 @@ class AgentBatch:
     episodes: list[Any] = field(default_factory=list)  # games: the episodes played (episode_details.jsonl)
 
 
+class SavedFields:
+    """A task space's resumable state: the attributes that ``saved`` names, as they are."""
+
+    saved: tuple[str, ...] = ()
+
+    def state_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.saved}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for name in self.saved:
+            setattr(self, name, state[name])
+
+
 class TaskSpace(Protocol):
     agent_stops_at_box: bool  # whether the agent's replies end at their first complete \boxed{...}
 

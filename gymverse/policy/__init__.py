@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from gymverse.errors import BadInput
-from gymverse.policy.base import Generation, Policy
+from gymverse.policy.base import Generation, Policy, Sampling
 from gymverse.policy.baselines import EpsilonOraclePolicy, OraclePolicy, RandomPolicy
 from gymverse.policy.tiny import not_a_model_folder
 
@@ -30,6 +30,7 @@ __all__ = [
     "POLICY_SPECS",
     "Policy",
     "RandomPolicy",
+    "Sampling",
     "check_device",
     "check_policy",
     "load_policy",
@@ -115,18 +116,11 @@ def load_policy(
             timeout=timeout_s,
             retries=retries,
         )
-    sampling = dict(
-        temperature=temperature,
-        top_p=top_p,
-        max_model_len=max_model_len,
-        generate_max_length=generate_max_length,
-        seed=seed,
-        stop_at_box=stop_at_box,
-    )
+    sampling = Sampling(temperature, top_p, max_model_len, generate_max_length, seed, stop_at_box)
     if kind == "vllm":
         from gymverse.policy.vllm_policy import VLLMPolicy
 
-        return VLLMPolicy(rest, **sampling)
+        return VLLMPolicy(rest, sampling)
     from gymverse.policy.hf import HFPolicy
 
-    return HFPolicy(spec, device=device, num_threads=num_threads, **sampling)
+    return HFPolicy(spec, sampling, device=device, num_threads=num_threads)

@@ -10,11 +10,9 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from gymverse.policy.base import Generation, ModelPolicy
+from gymverse.policy.base import Generation, ModelPolicy, Sampling
 from gymverse.policy.stopping import closing_token_ids, first_box_end
 from gymverse.policy.tiny import resolve_pretrain
-
-DEFAULT_GENERATE_MAX_LENGTH = 512
 
 
 def left_padded(rows: Sequence[Sequence[int]], pad_id: int, device: Any):
@@ -119,45 +117,36 @@ class HFPolicy(ModelPolicy):
     def __init__(
         self,
         path: str | Path,
-        temperature: float = 1.0,
-        top_p: float = 1.0,
-        max_model_len: int | None = None,
-        generate_max_length: int = DEFAULT_GENERATE_MAX_LENGTH,
+        sampling: Sampling = Sampling(),
         device: str = "cpu",
-        seed: int | None = None,
         batch_size: int = 64,
-        stop_at_box: bool = False,
         dtype: str = "auto",
         num_threads: int | None = None,
     ) -> None:
         import torch
         from transformers import AutoTokenizer
 
-        if temperature < 0 or not 0 < top_p <= 1:
-            raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1, got {temperature} and {top_p}")
-        if generate_max_length < 1 or batch_size < 1:
-            raise ValueError("generate_max_length and batch_size must be at least 1")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
         self.path = resolve_pretrain(str(path), flag="model")
         self.device = torch.device(device)
         # Full precision on CPU: bf16 matmuls there are slow and imprecise.
         torch_dtype = torch.float32 if self.device.type == "cpu" else dtype
         self.model = load_causal_lm(self.path, torch_dtype, self.device)
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
-        self.temperature, self.top_p = temperature, top_p
-        self.max_model_len = max_model_len or self.model.config.max_position_embeddings
-        self.generate_max_length = generate_max_length
+        self.use(sampling)
+        self.max_model_len = sampling.max_model_len or self.model.config.max_position_embeddings
         self.batch_size = batch_size
-        self.stop_at_box = stop_at_box
         self.num_threads = num_threads
         self.cache_name = cache_argument(self.model)
         self.eos_ids = self._stop_token_ids()
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else min(self.eos_ids)
         self.closing_ids = closing_token_ids(self.tokenizer)
         self.generator = torch.Generator(device=self.device)
-        if seed is None:
+        if sampling.seed is None:
             self.generator.seed()
         else:
-            self.generator.manual_seed(seed)
+            self.generator.manual_seed(sampling.seed)
 
     def _stop_token_ids(self) -> frozenset[int]:
         ids = set()

@@ -55,8 +55,9 @@ def build_tiny_tokenizer():
     return tokenizer
 
 
-def build_tiny_model(path: str | Path, seed: int = 0) -> Path:
-    """Build the tiny model and its tokenizer from scratch and save both to ``path``."""
+def build_tiny_model(path: str | Path, seed: int = 0, architecture: dict | None = None) -> Path:
+    """Build the tiny model (or one of another ``architecture``, with the same tokenizer) from scratch and save
+    it with its tokenizer to ``path``."""
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 
@@ -68,7 +69,7 @@ def build_tiny_model(path: str | Path, seed: int = 0) -> Path:
         bos_token_id=None,
         eos_token_id=eos_ids[0],
         pad_token_id=tokenizer.pad_token_id,
-        **TINY_ARCHITECTURE,
+        **(architecture or TINY_ARCHITECTURE),
     )
     with torch.random.fork_rng():
         torch.manual_seed(seed)

@@ -5,8 +5,7 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from gymverse.policy.base import Generation, ModelPolicy
-from gymverse.policy.hf import DEFAULT_GENERATE_MAX_LENGTH
+from gymverse.policy.base import Generation, ModelPolicy, Sampling
 from gymverse.policy.stopping import closing_token_ids, tokens_through_box
 from gymverse.policy.tiny import resolve_pretrain
 
@@ -25,12 +24,7 @@ class VLLMPolicy(ModelPolicy):
     def __init__(
         self,
         path: str | Path,
-        temperature: float = 1.0,
-        top_p: float = 1.0,
-        max_model_len: int | None = None,
-        generate_max_length: int = DEFAULT_GENERATE_MAX_LENGTH,
-        seed: int | None = None,
-        stop_at_box: bool = False,
+        sampling: Sampling = Sampling(),
         gpu_memory_utilization: float = 0.9,
         enable_prefix_caching: bool = True,
         **engine_kwargs: Any,
@@ -47,17 +41,15 @@ class VLLMPolicy(ModelPolicy):
             engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
         self.llm = vllm.LLM(
             model=str(self.path),
-            max_model_len=max_model_len,
-            seed=0 if seed is None else seed,
+            max_model_len=sampling.max_model_len,
+            seed=0 if sampling.seed is None else sampling.seed,
             gpu_memory_utilization=gpu_memory_utilization,
             enable_prefix_caching=enable_prefix_caching,
             **engine_kwargs,
         )
         self.tokenizer = self.llm.get_tokenizer()
         self.max_model_len = self.llm.llm_engine.model_config.max_model_len
-        self.temperature, self.top_p = temperature, top_p
-        self.generate_max_length = generate_max_length
-        self.stop_at_box = stop_at_box
+        self.use(sampling)
         self.closing_ids = closing_token_ids(self.tokenizer)
 
     def count_tokens(self, text: str) -> int:

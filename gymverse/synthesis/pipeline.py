@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
+from gymverse.console import progress_bars
 from gymverse.errors import BadInput
 from gymverse.synthesis.design import SCHEMA_HINT, parse_design
 from gymverse.synthesis.modules import code_hash, extract_code, snake_case
@@ -293,17 +294,7 @@ class Progress:
     """Rich progress bars: one for the whole run, one line per candidate in flight with its stage."""
 
     def __init__(self, console=None) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-        from rich.progress import Progress as Bars
-
-        self.bars = Bars(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
+        self.bars = progress_bars(console)
         self.tasks: dict[str, int] = {}
 
     def start(self, total: int, done: int) -> None:

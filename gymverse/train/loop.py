@@ -43,7 +43,7 @@ class Trainer(RunLoop):
     # -- models and games -----------------------------------------------------------------------
     def build(self) -> None:
         from gymverse.env.groups import make_env_group
-        from gymverse.policy import sampling_flags
+        from gymverse.policy import Sampling, sampling_flags
         from gymverse.policy.hf import HFPolicy
         from gymverse.policy.tiny import resolve_pretrain
 
@@ -61,13 +61,8 @@ class Trainer(RunLoop):
                     self.progress,
                 )
             )
-        self.policy = HFPolicy(
-            start_model,
-            **sampling_flags(args),
-            device=args.device,
-            seed=self.seed,
-            stop_at_box=True,
-        )
+        sampling = Sampling(**sampling_flags(args), seed=self.seed, stop_at_box=True)
+        self.policy = HFPolicy(start_model, sampling, device=args.device)
         self.model, self.tokenizer = self.policy.model, self.policy.tokenizer
         if args.gradient_checkpointing:  # renamed activation checkpointing in newer transformers
             enable = getattr(self.model, "activation_checkpointing_enable", None)
