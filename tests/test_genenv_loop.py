@@ -402,7 +402,7 @@ class FakeVLLMPolicy:
 
     made: list = []
 
-    def __init__(self, path, **sampling):
+    def __init__(self, path, sampling):
         from transformers import AutoTokenizer
 
         self.tokenizer = AutoTokenizer.from_pretrained(path)
@@ -431,7 +431,7 @@ def test_a_vllm_environment_model_is_loaded_by_the_projects_loader_and_prompted_
     argv = games_argv(micro_model, f"vllm:{micro_model}", tmp_path, "--env_temperature", "0.5", "--eval_n", "1")
     assert genenv_main(argv) == 0
     [(path, sampling)] = FakeVLLMPolicy.made
-    assert path == str(micro_model) and sampling["temperature"] == 0.5 and sampling["generate_max_length"] == 24
+    assert path == str(micro_model) and sampling.temperature == 0.5 and sampling.generate_max_length == 24
     run = tmp_path / "t"
     tasks = RunFiles(run).read("generated_tasks.jsonl")
     assert sum(t["valid"] for t in tasks) == 4 and all(t["r_env"] == -1.0 for t in tasks if not t["valid"])
