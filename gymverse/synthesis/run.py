@@ -154,15 +154,16 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
 
         return run
 
-    judged = {r["candidate"] for r in manifest.read()}
-    for entry, why in entries.bad.items():  # a symlink loop, a dangling link: a refused row, not a retry
-        if Path(entry).stem in judged:
-            continue
+    def unreadable(entry: str, why: str) -> Callable[[Callable[[str], None]], dict]:
+        """A symlink loop or a dangling link: a refused row, not a candidate to retry."""
         refused = Judgement([GateResult("import", False, "unreadable", why)])
-        manifest.append({"candidate": Path(entry).stem, "source": entry, **verdict_fields(refused, None)})
-    errors = run_all({f.stem: job(f) for f in entries.files}, manifest, concurrency, Progress(console))
-    planned = [f.stem for f in entries.files] + [Path(entry).stem for entry in entries.bad]
-    return finish(output, planned, errors, gates, ADOPTED_AUDIT, played)
+        return lambda stage: {"candidate": Path(entry).stem, "source": entry, **verdict_fields(refused, None)}
+
+    jobs = {f.stem: job(f) for f in entries.files} | {
+        Path(e).stem: unreadable(e, why) for e, why in entries.bad.items()
+    }
+    errors = run_all(jobs, manifest, concurrency, Progress(console))
+    return finish(output, list(jobs), errors, gates, ADOPTED_AUDIT, played)
 
 
 def finish(
