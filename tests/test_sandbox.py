@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -275,6 +276,34 @@ def test_a_hung_step_is_killed_and_says_where_it_was_stuck(tmp_path):
             env.reset()
 
 
+def test_a_proxy_freed_while_its_jail_is_busy_does_not_wait_and_is_freed_in_the_jail_later(tmp_path):
+    game = tmp_path / "counted.py"
+    game.write_text(
+        "from gem.core import Env\n"
+        "class Counted(Env):\n"
+        "    alive = 0\n"
+        "    def __init__(self, **kwargs):\n"
+        "        Counted.alive += 1\n"
+        "    def __del__(self):\n"
+        "        Counted.alive -= 1\n"
+        "    def reset(self, seed=None):\n"
+        "        return str(Counted.alive), {}\n"
+        "    def step(self, action):\n"
+        "        return '', 0.0, True, False, {}\n"
+    )
+    with JailedFile(game, SHORT) as jail:
+        keeper, dropped = ProxyEnv(jail, "Counted"), ProxyEnv(jail, "Counted")
+        assert keeper.reset()[0] == "2"
+        proxies = [dropped]
+        del dropped
+        with jail.lock:  # busy: a collection can run the finalizer inside a request, in the thread holding the lock
+            freeing = threading.Thread(target=proxies.clear)
+            freeing.start()
+            freeing.join(timeout=5)
+            assert not freeing.is_alive()
+        assert keeper.reset()[0] == "1"
+
+
 # -- judging folders -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
@@ -292,6 +321,7 @@ def test_each_hostile_file_gets_its_own_verdict(judged):
     assert greedy.verdict == "FAIL" and "MemoryError" in " ".join(greedy.problems())
     [deep] = judged["deep_recursion.py"].games
     assert "RecursionError" in " ".join(deep.problems())
+    assert judged["raises_when_listed.py"].error == "raised RuntimeError while its games were listed: not telling"
 
 
 def test_a_sys_modules_edit_does_not_poison_the_next_files(judged):
@@ -362,6 +392,7 @@ def test_register_env_dir_plays_the_folder_through_jailed_proxies():
     assert any(
         where.endswith("exits_in_reset.py") is False and "not a game" in why for where, why in report.failed.items()
     )
+    assert any(w.endswith("raises_when_listed.py") and "RuntimeError" in why for w, why in report.failed.items())
     assert "gymverse_user_envs.jailed.a_edits_sys_modules" not in sys.modules  # nothing was imported here
 
 

@@ -261,18 +261,23 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
     monkeypatch.chdir(tmp_path)  # relative folders, as typed on a command line
     source = Path("elsewhere")
     source.mkdir()
-    for path in (HOSTILE / "tally.py", HOSTILE / "exits_in_reset.py", HERE / "games" / "hive_census.py"):
+    for path in (
+        *(HOSTILE / f for f in ("tally.py", "exits_in_reset.py", "raises_when_listed.py")),
+        HERE / "games" / "hive_census.py",
+    ):
         (source / path.name).write_text(path.read_text())
     (source / "dovecote_census.py").write_text(scripted_code("dovecote_census/code"))
     (source / "syntax_error.py").write_text("class Broken(:\n")
     summary = adopt(source, Path("adopted"), make_gates(embedder), concurrency=2)
     verdicts = {r["candidate"]: (r["status"], r["reason"]) for r in summary.records}
+    assert summary.errors == {}  # a job that raised is left for the next run, and its record is missing
     assert verdicts == {
         "tally": ("unverified", ""),
         "hive_census": ("accepted", ""),
         "exits_in_reset": ("refused", "exit"),
         "dovecote_census": ("refused", "solver_fails"),
         "syntax_error": ("refused", "import_error"),
+        "raises_when_listed": ("refused", "import_error"),
     }
     tally = next(r for r in summary.records if r["candidate"] == "tally")
     assert next(g for g in tally["gates"] if g["gate"] == "solver")["reason"] == "unverified"

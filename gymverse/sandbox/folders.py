@@ -81,11 +81,8 @@ _pool = JailPool(Limits())
 
 def list_file(file: Path, limits: Limits = LISTING_LIMITS) -> list[dict] | str:
     """The games a file defines, listed in a jail of its own; or how its import ended, in one line."""
-    try:
-        with JailedFile(file, limits) as jail:
-            return jail.load_error or jail.games()
-    except JailBroken as error:
-        return str(error)
+    with JailedFile(file, limits) as jail:
+        return jail.listing()
 
 
 def list_files(files: list[Path], workers: int | None = None) -> dict[Path, list[dict] | str]:

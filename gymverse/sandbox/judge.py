@@ -22,7 +22,7 @@ from gymverse.env.registry import folder_entries
 from gymverse.sandbox import proxy
 from gymverse.sandbox.folders import HOST_VERSION, NOT_A_GAME, class_names, file_digest, folder_ids, syntax_error
 from gymverse.sandbox.jail import Limits
-from gymverse.sandbox.proxy import GameRaised, JailBroken, JailedFile, ProxyFactory
+from gymverse.sandbox.proxy import JailedFile, ProxyFactory
 
 CHECK_LEVELS = list(range(1, 11))
 CHECK_SEEDS = 3
@@ -119,13 +119,9 @@ def judge_file(
     deadline = time.monotonic() + limits.seconds
     jail = _open(file, limits, deadline)
     try:
-        if jail.load_error:
-            verdict.error = jail.load_error
-            return verdict
-        try:
-            games = jail.games()
-        except (JailBroken, GameRaised) as error:
-            verdict.error = f"listing its games failed: {error}"
+        games = jail.listing()
+        if isinstance(games, str):
+            verdict.error = games
             return verdict
         for game in games:
             if jail.broken:  # the previous game ended the jail: this one gets a fresh one

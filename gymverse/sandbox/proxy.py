@@ -138,6 +138,7 @@ class JailedFile:
         self.deadline = deadline
         self.broken = ""
         self.lock = threading.Lock()
+        self.unused: list[int] = []  # handles of dropped proxies, freed in the jail with the next request
         settings = json.dumps(
             {
                 "file": str(self.file),
@@ -173,6 +174,17 @@ class JailedFile:
             self._games = games
         return self._games
 
+    def listing(self) -> list[dict] | str:
+        """:meth:`games`, or how the import or the listing ended, in one line ("raised ...", "exited: ...")."""
+        if self.load_error:
+            return self.load_error
+        try:
+            return self.games()
+        except JailBroken as error:
+            return str(error)
+        except GameRaised as error:  # a class attribute that raises when it is read
+            return f"raised {type(error).__name__} while its games were listed: {error}"
+
     def game(self, class_name: str) -> dict:
         return next(g for g in self.games() if g["name"] == class_name)
 
@@ -181,18 +193,21 @@ class JailedFile:
         with self.lock:
             if self.broken:
                 raise JailBroken(self.broken)
-            try:
-                write_frame(self.requests, list(request))
-            except OSError:
-                self._break("")
-            return self._receive(wait or self.limits.answer_seconds)
+            while self.unused:
+                self._exchange(["drop", self.unused.pop()], self.limits.answer_seconds)
+            return self._exchange(list(request), wait or self.limits.answer_seconds)
 
     def drop(self, handle: int) -> None:
-        if not self.broken and self.process.poll() is None:
-            try:
-                self.request("drop", handle)
-            except (JailBroken, GameRaised):
-                pass
+        """Free a proxy's game at the next request. A garbage collection can call this in any thread, one
+        that holds ``lock`` included, so it must not wait for the lock."""
+        self.unused.append(handle)
+
+    def _exchange(self, request: list, wait: float) -> Any:
+        try:
+            write_frame(self.requests, request)
+        except OSError:
+            self._break("")
+        return self._receive(wait)
 
     def _receive(self, wait: float) -> Any:
         end = time.monotonic() + wait

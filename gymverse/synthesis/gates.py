@@ -23,7 +23,7 @@ from gymverse.env.gymverse_ids import domain_from_file_name
 from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env
 from gymverse.evaluation.audit.diversity import env_texts
 from gymverse.evaluation.targets import EnvTarget
-from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyFactory
+from gymverse.sandbox import JailedFile, Limits, ProxyFactory
 from gymverse.sandbox.folders import NOT_A_GAME, class_names, syntax_error
 from gymverse.sandbox.proxy import broken_reason
 from gymverse.synthesis.novelty import Novelty
@@ -83,22 +83,10 @@ class JailGates:
         deadline = time.monotonic() + s.limits.seconds
         jail = JailedFile(path, s.limits, deadline)
         try:
-            if jail.load_error:
-                reason = "import_error" if jail.load_error.startswith("raised") else broken_reason(jail.load_error)
-                return [
-                    Judgement(
-                        [GateResult("import", False, reason, jail.load_error)], seconds=time.perf_counter() - start
-                    )
-                ]
-            try:
-                games = jail.games()
-            except JailBroken as error:
-                return [
-                    Judgement(
-                        [GateResult("import", False, broken_reason(str(error)), str(error))],
-                        seconds=time.perf_counter() - start,
-                    )
-                ]
+            games = jail.listing()
+            if isinstance(games, str):
+                reason = "import_error" if games.startswith("raised") else broken_reason(games)
+                return [Judgement([GateResult("import", False, reason, games)], seconds=time.perf_counter() - start)]
             if not games:
                 return [
                     Judgement(
