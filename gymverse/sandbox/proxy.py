@@ -137,7 +137,7 @@ class JailedFile:
         self.limits = limits
         self.deadline = deadline
         self.broken = ""
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a request that ends the jail closes it while holding the lock
         self.unused: list[int] = []  # handles of dropped proxies, freed in the jail with the next request
         settings = json.dumps(
             {
@@ -268,17 +268,19 @@ class JailedFile:
         return self.tail.text()
 
     def close(self) -> None:
+        """Kill the jail, then free its pipes once no request is using them (their numbers are reused at once)."""
         if self.process.poll() is None:
             self.process.kill()
-        self.process.wait()
-        self.tail.join(timeout=1)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
-                if stream:
-                    stream.close()
-            except OSError:
-                pass
-        self.broken = self.broken or "closed"
+        with self.lock:
+            self.process.wait()
+            self.tail.join(timeout=1)
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+                try:
+                    if stream:
+                        stream.close()
+                except OSError:
+                    pass
+            self.broken = self.broken or "closed"
 
     def __enter__(self) -> "JailedFile":
         return self
