@@ -396,6 +396,34 @@ def test_register_env_dir_plays_the_folder_through_jailed_proxies():
     assert "gymverse_user_envs.jailed.a_edits_sys_modules" not in sys.modules  # nothing was imported here
 
 
+def test_a_game_that_raises_mid_run_stops_training_with_its_name_and_no_traceback(tmp_path, micro_model, capsys):
+    from gymverse.train.cli import main
+
+    folder = tmp_path / "raises_mid_run"
+    folder.mkdir()
+    (folder / "second_turn.py").write_text(
+        "from gem.core import Env\n"
+        "class SecondTurn(Env):\n"
+        "    def __init__(self, complexity=1, **_):\n"
+        "        super().__init__()\n"
+        "    def reset(self, seed=None):\n"
+        "        self.turns = 0\n"
+        "        return 'Say \\\\boxed{go}.', {}\n"
+        "    def step(self, action):\n"
+        "        self.turns += 1\n"
+        "        if self.turns > 1:\n"
+        "            raise ValueError('broken on the second turn')\n"
+        "        return 'again', 0.0, False, False, {}\n"
+    )
+    argv = flags(env_dir=folder, env_id="raises_mid_run:SecondTurn", pretrain=micro_model, save_path=tmp_path / "runs")
+    argv += flags(wb_run_name="t", num_env=2, rollout_batch_size=4, max_train=8, train_batch_size=4)
+    argv += flags(train_batch_size_per_device=2, generate_max_length=8, prompt_template="no", eval_steps=0)
+    assert main([*argv, *flags(sft_episodes=0)]) == 1
+    err = capsys.readouterr().err
+    assert "error: SecondTurn.step in second_turn.py failed: ValueError: broken on the second turn" in err
+    assert "stopped at step 0" in err and "Traceback" not in err
+
+
 def test_trusted_imports_the_folder_here(tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -43,6 +43,7 @@ from gymverse.run.checkpoints import (
 from gymverse.run.files import RunFiles
 from gymverse.run.interrupt import StopRequest
 from gymverse.run.update import prepare_torch
+from gymverse.sandbox import GameFailure
 
 
 class RunLoop:
@@ -162,6 +163,11 @@ class RunLoop:
             raise
         except ResourceError as error:
             raise ResourceError(f"{error}; stopped {self._where()}: {self._last_save()}") from None
+        except GameFailure as error:  # a jailed game (a user's folder) raised or ended its jail
+            where = " ".join(getattr(error, "__notes__", [])) or "a jailed game"
+            raise ResourceError(
+                f"{where} failed: {type(error).__name__}: {error}; stopped {self._where()}: {self._last_save()}"
+            ) from None
 
     def _where(self) -> str:
         return f"at step {self.step}" + ("" if self.total_steps() is None else f" of {self.total_steps()}")

@@ -348,7 +348,11 @@ class ProxyEnv(gem.Env):
         for arg in args:
             if not is_plain(arg):
                 raise TypeError(f"a jailed game takes text and plain data, not {type(arg).__name__}")
-        return self._jail.request("call", self._handle, method, list(args))
+        try:
+            return self._jail.request("call", self._handle, method, list(args))
+        except GameFailure as error:
+            error.add_note(f"{self._class_name}.{method} in {self._jail.file.name}")
+            raise
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
