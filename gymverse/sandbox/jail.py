@@ -3,9 +3,14 @@
 Each jail gets fresh user, mount, pid, network, IPC, UTS and cgroup namespaces (no network at all,
 not even the host's loopback); a root made of read-only binds of the system libraries, the Python
 interpreter and its packages, gymverse's own source, and the one game file; a private ``/tmp`` of
-``scratch_mb`` on tmpfs; an environment cleared to ``PATH``, ``HOME=/tmp`` and ``LANG``; no
-capabilities; and resource limits set before the file is imported. Every process in it dies with
-its pid namespace when the host exits or is killed, and with the calling process.
+``scratch_mb`` on tmpfs and a ``/dev/shm`` of ``memory_mb``, the rest of the root and ``/dev`` read-only
+(so no memory-backed mount is unbounded); an environment cleared to ``PATH``, ``HOME=/tmp`` and ``LANG``;
+no capabilities; ``/proc/keys`` unreadable; and resource limits set before the file is imported. Every
+process in it dies with its pid namespace when the host exits or is killed, and with the calling process.
+
+bubblewrap itself is process 1 in the jail, and any process there can read its ``/proc/1/environ`` and
+``cmdline``: it is started with :data:`LAUNCHER_ENVIRONMENT` only, never the caller's environment, and its
+command line holds paths and limits, nothing of the caller's.
 """
 
 import os
@@ -21,6 +26,8 @@ import gymverse
 
 HOST = Path(__file__).with_name("host.py")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime")
+# All bubblewrap (process 1 in the jail, readable there) gets of the caller's environment.
+LAUNCHER_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
@@ -98,9 +105,10 @@ def readonly_paths() -> list[str]:
 
 
 def jail_command(file: Path, limits: Limits, settings: str) -> list[str]:
-    """The bubblewrap command that runs the host on ``file`` (``settings``: the host's JSON argument)."""
+    """The bubblewrap command that runs the host on ``file`` (``settings``: the host's JSON argument); run it
+    with :data:`LAUNCHER_ENVIRONMENT` as its environment."""
     command = [
-        "bwrap",
+        shutil.which("bwrap") or "bwrap",
         "--unshare-all",
         "--die-with-parent",
         "--new-session",
@@ -110,6 +118,13 @@ def jail_command(file: Path, limits: Limits, settings: str) -> list[str]:
         "/proc",
         "--dev",
         "/dev",
+        "--size",
+        str(limits.memory_mb << 20),
+        "--tmpfs",
+        "/dev/shm",
+        "--ro-bind",
+        "/dev/null",
+        "/proc/keys",
         "--dir",
         "/var/empty",
         # the private /tmp first: binds made after it stay visible, so a checkout under /tmp still works
@@ -127,6 +142,11 @@ def jail_command(file: Path, limits: Limits, settings: str) -> list[str]:
         "--ro-bind",
         str(file),
         str(file),
+        # the root and /dev are tmpfs without a size: read-only, only /tmp and /dev/shm (sized) take writes
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
         "--chdir",
         "/tmp",
         "--clearenv",

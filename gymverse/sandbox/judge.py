@@ -20,13 +20,15 @@ from gymverse.env import checker, players
 from gymverse.env.checker import CheckReport, CheckResult, check_env
 from gymverse.env.registry import folder_entries
 from gymverse.sandbox import proxy
+from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.folders import HOST_VERSION, NOT_A_GAME, class_names, file_digest, folder_ids, syntax_error
 from gymverse.sandbox.jail import Limits
 from gymverse.sandbox.proxy import JailedFile, ProxyFactory
 
 CHECK_LEVELS = list(range(1, 11))
 CHECK_SEEDS = 3
-JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0, import_seconds=30.0)  # a file's check; a request; import
+JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0, import_seconds=30.0)  # a file's own time; a request; import
+GAMES_PER_FILE = 100  # a file that defines more is refused once listed (each game costs the judge its own work)
 # What decides a verdict here: a journal written by other code is not resumed.
 CHECKER_VERSION = hashlib.sha256(
     b"".join(Path(module.__file__).read_bytes() for module in (checker, players, proxy))  # type: ignore[arg-type]
@@ -35,8 +37,8 @@ _live: set[JailedFile] = set()  # jails now judging, closed at once when a run i
 _live_lock = threading.Lock()
 
 
-def _open(file: Path, limits: Limits, deadline: float) -> JailedFile:
-    jail = JailedFile(file, limits, deadline)
+def _open(file: Path, limits: Limits, budget: Budget) -> JailedFile:
+    jail = JailedFile(file, limits, budget)
     with _live_lock:
         _live.add(jail)
     return jail
@@ -110,23 +112,29 @@ def judge_file(
     seeds: int = CHECK_SEEDS,
     limits: Limits = JUDGE_LIMITS,
 ) -> FileVerdict:
-    """Import ``file`` in a jail and check each game it defines from here; ``ids`` names them by class."""
+    """Import ``file`` in a jail and check each game it defines from here; ``ids`` names them by class.
+
+    The file's import, listing and every game's check share one budget of ``limits.seconds`` of the file's
+    own time; once it is spent the file is one refused row, whatever its games did before."""
     file = Path(file).resolve()
     verdict = FileVerdict(str(file), digest=file_digest(file))
     if not class_names(file) and not syntax_error(file):
         verdict.skipped = NOT_A_GAME
         return verdict
-    deadline = time.monotonic() + limits.seconds
-    jail = _open(file, limits, deadline)
+    budget = Budget(limits.seconds)
+    jail = _open(file, limits, budget)
     try:
         games = jail.listing()
-        if isinstance(games, str):
-            verdict.error = games
+        if isinstance(games, str) or len(games) > GAMES_PER_FILE:
+            verdict.error = games if isinstance(games, str) else too_many_games(len(games))
             return verdict
         for game in games:
+            if budget.out():
+                break
             if jail.broken:  # the previous game ended the jail: this one gets a fresh one
                 _close(jail)
-                jail = _open(file, limits, deadline)
+                jail = _open(file, limits, budget)
+            budget.phase = f"the check of {game['name']}"
             start = time.monotonic()
             env_id = (ids or {}).get(game["name"]) or f"{prefix}:{game['name']}"
             make = ProxyFactory(lambda: jail, game)
@@ -137,9 +145,20 @@ def judge_file(
                     env_id, str(file), game["name"], report, broke, time.monotonic() - start, game.get("domain")
                 )
             )
+        if budget.out():
+            verdict.games, verdict.error = [], out_of_time(jail, budget)
         return verdict
     finally:
         _close(jail)
+
+
+def out_of_time(jail: JailedFile, budget: Budget) -> str:
+    """The budget's reason, with where the file's code was stuck when the jail says so."""
+    return jail.broken if jail.broken.startswith(budget.reason()) else budget.reason()
+
+
+def too_many_games(count: int) -> str:
+    return f"defines {count} game classes, more than the {GAMES_PER_FILE} a file may define"
 
 
 class Journal:

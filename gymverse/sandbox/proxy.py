@@ -3,7 +3,9 @@
 
 Whatever the game does inside (patching gymverse, forging frames, killing what it sees) can reach the
 caller only as the values its own methods return, or as :class:`JailBroken` once the jail stops
-answering. Replies are size-limited; a hung request is killed after ``Limits.answer_seconds``.
+answering. Replies are size-limited; a hung request is killed after ``Limits.answer_seconds``; the jail is
+killed once all its processes together pass its memory or process limit (:mod:`gymverse.sandbox.watch`),
+or once the file's own time (a :class:`~gymverse.sandbox.budget.Budget`) is spent.
 """
 
 import json
@@ -22,8 +24,10 @@ import gem
 
 from gymverse.env.players import Moves
 from gymverse.env.registry import RebuildOnComplexity
+from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.host import HEADER, write_frame
-from gymverse.sandbox.jail import Limits, jail_command
+from gymverse.sandbox.jail import LAUNCHER_ENVIRONMENT, Limits, jail_command
+from gymverse.sandbox.watch import JailWatch
 
 REPLY_LIMIT = 16 << 20  # bytes of one reply
 DUMP_WAIT_S = 0.3  # for a hung host's stack dump to arrive before it is killed
@@ -42,10 +46,11 @@ class JailBroken(GameFailure):
 
 
 def broken_reason(how: str) -> str:
-    """A short code for how a jail stopped answering: exit, hang, signal, protocol or crash."""
+    """A short code for how a jail stopped answering: exit, hang, limit, signal, protocol or crash."""
     for start, reason in (
         ("exited", "exit"),
         ("hung", "hang"),
+        ("exceeded", "limit"),
         ("killed", "signal"),
         ("broke the protocol", "protocol"),
     ):
@@ -118,8 +123,11 @@ class _Tail(threading.Thread):
         self.stream, self.chars, self.kept = stream, chars, b""
 
     def run(self) -> None:
-        while chunk := self.stream.read1(1 << 16):
-            self.kept = (self.kept + chunk)[-self.chars :]
+        try:
+            while chunk := self.stream.read1(1 << 16):
+                self.kept = (self.kept + chunk)[-self.chars :]
+        except (OSError, ValueError):  # the jail was closed under it
+            pass
 
     def text(self) -> str:
         return self.kept.decode("utf-8", "replace")
@@ -129,14 +137,16 @@ class JailedFile:
     """One file of games imported in its own jail; requests from several threads take turns.
 
     ``load_error`` is "" when the file imported, else how the import ended ("raised SyntaxError: ...",
-    "exited: ...", "hung: ..."). ``deadline`` (a ``time.monotonic()`` value) ends the jail's life.
+    "exited: ...", "hung: ..."). ``budget``, shared by the jails of one file, is charged with the time spent
+    waiting for this one's replies; once it is spent the jail is killed.
     """
 
-    def __init__(self, file: str | Path, limits: Limits = Limits(), deadline: float | None = None) -> None:
+    def __init__(self, file: str | Path, limits: Limits = Limits(), budget: Budget | None = None) -> None:
         self.file = Path(file).resolve()
         self.limits = limits
-        self.deadline = deadline
+        self.budget = budget
         self.broken = ""
+        self.exceeded = ""  # which of the jail's limits its processes passed together, once the watch killed it
         self.lock = threading.RLock()  # a request that ends the jail closes it while holding the lock
         self.unused: list[int] = []  # handles of dropped proxies, freed in the jail with the next request
         settings = json.dumps(
@@ -151,11 +161,16 @@ class JailedFile:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            env=LAUNCHER_ENVIRONMENT,
         )
+        self.watch = JailWatch(self.process.pid, limits.memory_mb, limits.processes, self._exceeded)
+        self.watch.start()
         self.requests, self.replies = self.process.stdin.fileno(), self.process.stdout.fileno()  # type: ignore[union-attr]
         self.tail = _Tail(self.process.stderr, limits.output_chars)
         self.tail.start()
         self.load_error = ""
+        if budget:
+            budget.phase = "its import"
         try:
             self._receive(limits.import_seconds)
         except GameRaised as error:
@@ -168,6 +183,8 @@ class JailedFile:
         """The env classes the file defines: ``{"name", "domain", "max_complexity", "methods", "bases",
         "unbuildable"}`` (the last: why it cannot be built at complexity 1, or "")."""
         if self._games is None:
+            if self.budget:
+                self.budget.phase = "the listing of its games"
             games = self.request("list", wait=self.limits.import_seconds)
             if not (isinstance(games, list) and all(_is_game(game) for game in games)):
                 self._break("broke the protocol: its list of games is malformed")
@@ -234,18 +251,16 @@ class JailedFile:
 
     def _read(self, size: int, end: float, wait: float) -> bytes:
         fd, chunks = self.replies, []
-        past_deadline = self.deadline is not None and self.deadline < end
-        if self.deadline is not None and past_deadline:
-            end = self.deadline
         while size:
-            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            began = time.monotonic()
+            left = self.budget.left() if self.budget else end - began
+            ready, _, _ = select.select([fd], [], [], max(0.0, min(end - began, left)))
+            if self.budget:
+                self.budget.charge(time.monotonic() - began)
             if not ready:
                 time.sleep(DUMP_WAIT_S)
-                self._break(
-                    f"hung: still running at the file's {self.limits.seconds:g} s limit"
-                    if past_deadline
-                    else f"hung: no answer within {wait:g} s"
-                )
+                out_of_budget = self.budget is not None and self.budget.out()
+                self._break(self.budget.reason() if out_of_budget else f"hung: no answer within {wait:g} s")  # type: ignore[union-attr]
             chunk = os.read(fd, min(size, 1 << 20))
             if not chunk:
                 self._break("")
@@ -256,6 +271,7 @@ class JailedFile:
     def _break(self, how: str) -> NoReturn:
         """Kill the jail and raise :class:`JailBroken` saying how it ended (``how``, else its exit status)."""
         self.close()
+        how = how or self.exceeded
         if not how:
             code = self.process.returncode
             how = f"killed by signal {-code}" if code and code < 0 else f"exited with status {code}"
@@ -267,8 +283,15 @@ class JailedFile:
         """The last characters the file's code printed (its stderr and stdout)."""
         return self.tail.text()
 
+    def _exceeded(self, why: str) -> None:
+        """The watch saw the jail pass a limit: kill it; the request waiting, or the next one, says why."""
+        self.exceeded = why
+        if self.process.poll() is None:
+            self.process.kill()
+
     def close(self) -> None:
         """Kill the jail, then free its pipes once no request is using them (their numbers are reused at once)."""
+        self.watch.stop()
         if self.process.poll() is None:
             self.process.kill()
         with self.lock:

@@ -24,7 +24,9 @@ from gymverse.evaluation.audit import AuditConfig, EnvAudit, audit_env
 from gymverse.evaluation.audit.diversity import env_texts
 from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailedFile, Limits, ProxyFactory
+from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.folders import NOT_A_GAME, class_names, syntax_error
+from gymverse.sandbox.judge import GAMES_PER_FILE, out_of_time, too_many_games
 from gymverse.sandbox.proxy import broken_reason
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
@@ -45,7 +47,7 @@ GATED_BEFORE = ("checker:", "solver_fails", "no_solver")
 
 @dataclass
 class GateSettings:
-    limits: Limits = Limits(seconds=600.0, answer_seconds=30.0, memory_mb=2048)  # seconds: one file's gates
+    limits: Limits = Limits(seconds=600.0, answer_seconds=30.0, memory_mb=2048)  # seconds: one file's own time
     check_levels: tuple[int, ...] = tuple(CHECK_LEVELS)
     check_seeds: int = 5
     prefix: str = "candidate"
@@ -80,13 +82,16 @@ class JailGates:
         path = Path(path).resolve()
         if not class_names(path) and not syntax_error(path):
             return [Judgement([GateResult("import", False, "not_a_game", NOT_A_GAME)])]
-        deadline = time.monotonic() + s.limits.seconds
-        jail = JailedFile(path, s.limits, deadline)
+        budget = Budget(s.limits.seconds)
+        jail = JailedFile(path, s.limits, budget)
         try:
             games = jail.listing()
             if isinstance(games, str):
                 reason = "import_error" if games.startswith("raised") else broken_reason(games)
                 return [Judgement([GateResult("import", False, reason, games)], seconds=time.perf_counter() - start)]
+            if len(games) > GAMES_PER_FILE:
+                refused = GateResult("import", False, "too_many_games", too_many_games(len(games)))
+                return [Judgement([refused], seconds=time.perf_counter() - start)]
             if not games:
                 return [
                     Judgement(
@@ -96,11 +101,16 @@ class JailGates:
                 ]
             judgements = []
             for game in games:
+                if budget.out():  # the file's time is spent: its remaining games are refused for it unplayed
+                    judgements.append(
+                        Judgement([GateResult("import", False, "hang", budget.reason())], class_name=game["name"])
+                    )
+                    continue
                 if jail.broken:  # the previous game ended the jail: this one gets a fresh one
                     jail.close()
-                    jail = JailedFile(path, s.limits, deadline)
+                    jail = JailedFile(path, s.limits, budget)
                 began = time.perf_counter()
-                judgement = self._judge_game(jail, game, need_solver)
+                judgement = self._judge_game(jail, game, need_solver, budget)
                 judgement.seconds = time.perf_counter() - began
                 judgements.append(judgement)
             return judgements
@@ -115,7 +125,7 @@ class JailGates:
         with JailedFile(Path(path).resolve(), self.settings.limits) as jail:
             return audit_env(EnvTarget(env_id, domain, ProxyFactory(lambda: jail, jail.game(class_name))), config)
 
-    def _judge_game(self, jail: JailedFile, game: dict, need_solver: bool) -> Judgement:
+    def _judge_game(self, jail: JailedFile, game: dict, need_solver: bool, budget: Budget) -> Judgement:
         s = self.settings
         name = game["name"]
         domain = game.get("domain") or domain_from_file_name(jail.file.name) or "misc"
@@ -125,13 +135,18 @@ class JailGates:
         env_id = f"{s.prefix}:{name}"
         factory = ProxyFactory(lambda: jail, game)
         levels = [level for level in s.check_levels if need_solver or level <= ADOPT_MAX_LEVEL]
+        budget.phase = f"the checker and solver gates on {name}"
         report = check_env(factory, levels=levels, seeds=s.check_seeds, env_id=env_id)
         if jail.broken and jail.broken != "closed":
             gates.append(GateResult("checker", False, broken_reason(jail.broken), jail.broken))
             return judgement
         gates += checker_gates(report, need_solver, tuple(levels))
         target = EnvTarget(env_id, judgement.domain, factory)
+        budget.phase = f"the correctness and difficulty gates on {name}"
         audit = audit_env(target, GATE_AUDIT if need_solver else ADOPT_AUDIT, checked=report)
+        if budget.out():
+            gates.append(GateResult("correctness", False, "hang", out_of_time(jail, budget)))
+            return judgement
         gates += audit_gates(audit, need_solver)
         judgement.audit = audit
         judgement.texts = env_texts(audit.plays) if audit.plays and any(p.transcript for p in audit.plays) else None
