@@ -20,6 +20,7 @@ TWO_GB = 2048  # chunks of 1 MiB
 
 ACTS = {
     "read_secret": 'found = os.environ.get(SECRET_NAME, "") + read(f"/proc/{os.getppid()}/environ") + read("/proc/1/environ")',
+    "raise_secrets": "acted = False; raise RuntimeError(every_process_text())",
     "write_files": 'write(HOME_FILE); write(CWD_FILE); write(f"/proc/{os.getppid()}/cwd/{CANARY}"); write(TMP_FILE)',
     "connect": 'socket.create_connection(("127.0.0.1", PORT), timeout=1).sendall(b"escaped")',
     "connect_subprocess": "subprocess.run([sys.executable, \"-c\", f\"import socket; socket.create_connection(('127.0.0.1', {PORT}), timeout=1).sendall(b'escaped')\"], timeout=5)",
@@ -34,6 +35,16 @@ ACTS = {
     "hang": "spin()",
     "exit": "os._exit(0)",
 }
+# Payloads that take memory or processes, run under a small jail (512 MB in the tests): each process stays
+# within its own limits, and they must be stopped at the jail's, summed over its processes and its mounts.
+HOG_MB = 700
+LIMIT_ACTS = {
+    "fill_shm": "fill_shm(HOG_MB)",
+    "fork_hogs": "fork_hogs(4, HOG_MB // 3)",
+    "fork_sleepers": "fork_many(200)",
+}
+STAGES = ("import", "construct", "step")  # when a payload acts: at its import, in its constructor, at a step
+AT_EVERY_STAGE = ("raise_secrets",)
 AT_BOTH_STAGES = (
     "read_secret",
     "write_files",
@@ -59,6 +70,7 @@ CWD_FILE = {cwd_file!r}
 TMP_FILE = {tmp_file!r}
 OUTSIDE_FILE = {outside_file!r}
 MARKER = {marker!r}
+HOG_MB = {hog_mb}
 found = ""
 
 
@@ -78,12 +90,45 @@ def write(path):
         pass
 
 
+def every_process_text():
+    """The environment and command line of every process this one can see, what looks like a key first
+    (the game's message is cut short on its way out)."""
+    items = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            items += read(f"/proc/{{pid}}/environ").split("\\0") + read(f"/proc/{{pid}}/cmdline").split("\\0")
+    items += [read("/proc/keys")]
+    keys = [item for item in items if any(word in item.upper() for word in ("KEY", "TOKEN", "SECRET"))]
+    return " | ".join(keys + items)
+
+
 def connect_with_ctypes():
     libc = ctypes.CDLL(None, use_errno=True)
     fd = libc.socket(2, 1, 0)
     address = struct.pack("<HH4s8x", 2, socket.htons(PORT), socket.inet_aton("127.0.0.1"))
     libc.connect(fd, address, len(address))
     libc.write(fd, b"escaped", 7)
+
+
+def fill_shm(mb):
+    chunk = b"x" * (1 << 20)
+    for part in range(mb // 32):  # files of 32 MB, within the jail's file size limit
+        try:
+            with open(f"/dev/shm/hog{{part}}", "wb") as handle:
+                for _ in range(32):
+                    handle.write(chunk)
+        except OSError:
+            break  # a full /dev/shm: keep what fitted, and play on
+    time.sleep(1)
+
+
+def fork_hogs(count, mb):
+    for _ in range(count):
+        if os.fork() == 0:
+            hog = b"x" * (mb << 20)
+            time.sleep(30)
+            os._exit(len(hog) & 0)
+    time.sleep(2)
 
 
 def fork_many(count):
@@ -166,6 +211,8 @@ class Payload(Env):
 
     def __init__(self, complexity=1, **kwargs):
         super().__init__()
+        if {stage!r} == "construct":
+            act()
         self.complexity = complexity
         self.turn = 0
 
@@ -258,13 +305,15 @@ class Traps:
             "outside": self.outside,
         }
 
-    def folder(self, stages: tuple[str, ...] = ("import", "step"), acts: dict[str, str] = ACTS) -> Path:
+    def folder(
+        self, stages: tuple[str, ...] = ("import", "step"), acts: dict[str, str] = ACTS, name: str = "escape_envs"
+    ) -> Path:
         """A folder of payload files (each act at each stage it is tried at) and the control game."""
-        folder = self.root / "escape_envs"
+        folder = self.root / name
         folder.mkdir(exist_ok=True)
         paths = self.paths()
         for name, act in acts.items():
-            for stage in stages if name in AT_BOTH_STAGES else stages[-1:]:
+            for stage in STAGES if name in AT_EVERY_STAGE else stages if name in AT_BOTH_STAGES else stages[-1:]:
                 source = TEMPLATE.format(
                     secret_name=SECRET_NAME,
                     port=self.port,
@@ -274,6 +323,7 @@ class Traps:
                     tmp_file=str(paths["tmp"]),
                     outside_file=str(paths["outside"]),
                     marker=MARKER,
+                    hog_mb=HOG_MB,
                     act=act,
                     stage=stage,
                     two_gb=TWO_GB,

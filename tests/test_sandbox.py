@@ -1,7 +1,7 @@
 """The jail: whatever a file of games does becomes a verdict on that file alone, reached outside the jail.
 
 The escape suite (``tests/escape.py``) runs payload files that try, at import and at a step, to read a
-secret, write outside, reach the host's loopback, outlive the run, fork, patch the checker, forge frames,
+secret (and to raise every process's environment and command line, at construction too), write outside, reach the host's loopback, outlive the run, fork, patch the checker, forge frames,
 kill their parents, flood their output and their channel, hang and exit; each command that takes an
 untrusted folder must contain them all, give each a row, and pass the control game beside them.
 """
@@ -12,17 +12,18 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
-from escape import MARKER, SECRET_NAME, Traps
+from escape import LIMIT_ACTS, MARKER, SECRET_NAME, Traps
 from runs import flags
 
 import gymverse
 from gymverse.env.checker import check_env
 from gymverse.env.registry import registered_ids
 from gymverse.errors import BadInput
-from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyEnv, jail_problem, judge_folder
+from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyEnv, jail_problem, judge_file, judge_folder
 from gymverse.sandbox.folders import folder_entries
 
 pytestmark = pytest.mark.skipif(jail_problem() is not None, reason=f"no jail here: {jail_problem()}")
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.skipif(jail_problem() is not None, reason=f"no jail her
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 QUICK = dict(levels=[1, 2, 3], seeds=2)
 SHORT = Limits(seconds=60, answer_seconds=3, memory_mb=512)
+MEMORY_MB = 512  # the jail of the memory payloads, which take a few hundred MB past it
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +111,7 @@ def test_audit_dir_contains_every_payload(traps):
     assert "escape_envs:Control" in audited
     control = next(env for env in report["envs"] if env["env_id"] == "escape_envs:Control")
     assert not [p for p in control["correctness"]["problems"] if p["severity"] == "error"]
-    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+    assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
 
 
 def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
@@ -121,7 +123,7 @@ def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
     assert ("control", "accepted") in statuses
     assert {status for candidate, status in statuses if candidate.startswith(MARKER)} == {"refused"}
     assert sorted(p.name for p in output.glob("*.py")) == ["control.py"]
-    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+    assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
 
 
 def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
@@ -133,7 +135,23 @@ def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
     attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
     assert "escape_envs:Control" in attempts and not attempts["escape_envs:Control"].get("error")
     assert any(r.get("error") for r in attempts.values())  # a payload that broke its jail mid-play is a row
-    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+    assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
+
+
+def test_eval_dir_with_a_model_policy_sends_the_endpoint_nothing_of_the_callers(traps):
+    """What the games say reaches the model in its prompt: the payloads that read (or raise) the caller's
+    environment must have found nothing to say."""
+    from gymverse.testing.scripted_server import Script, ScriptedServer
+
+    output = traps.root / "eval_model"
+    folder = traps.folder()
+    run = flags(dir=folder, levels=1, instances=1, attempts=1, output=output)
+    with ScriptedServer(Script.load({"rules": [{"when": [], "answers": ["\\boxed{1}"]}]})) as server:
+        done = gymverse_cli(traps, "eval", *run, "--policy", f"openai:{server.url}#scripted")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert any(MARKER in asked or "Reply with anything" in asked for asked in server.asked)  # payloads were played
+    outputs = [done.stdout, done.stderr, *written(output), *written(traps.root / "cache"), *server.asked]
+    assert traps.breaches(outputs) == []
 
 
 def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(traps, micro_model):
@@ -149,7 +167,7 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
     )
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     assert "was not registered" in done.stdout + done.stderr  # payloads that fail at import are named
-    assert traps.breaches([done.stdout, done.stderr, *written(save)]) == []
+    assert traps.breaches([done.stdout, done.stderr, *written(save), *written(traps.root / "cache")]) == []
 
 
 def test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control(traps):
@@ -186,7 +204,45 @@ def test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accep
     assert control["status"] == "accepted" and len(records) == len(files) - 1
     assert {r["status"] for r in records.values()} == {"refused"}
     assert "near_duplicate" not in {r["reason"] for r in records.values()}  # each refused for itself, none admitted
-    assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
+    assert traps.breaches([done.stdout, done.stderr, *written(output), *server.asked]) == []
+
+
+def test_check_dir_stops_a_jail_at_its_memory_and_process_limits(traps):
+    """Filling /dev/shm, forking children that each take memory, forking many: every process is within its own
+    limits; together they pass the jail's, and the row names the limit."""
+    folder = traps.folder(stages=("step",), acts=LIMIT_ACTS, name="limit_envs")
+    run = flags(dir=folder, max_level=2, seeds=1, memory_mb=MEMORY_MB)
+    done = gymverse_cli(traps, "check", *run, "--fresh", "--workers", "1")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    rows = rows_by_file(done.stdout)
+    assert rows.pop("control") == "pass" and set(rows.values()) == {"FAIL"}, done.stdout[-3000:]
+    text = " ".join(done.stdout.split())
+    assert text.count(f"exceeded the jail's {MEMORY_MB} MB memory limit") >= 2, done.stdout[-3000:]
+    assert "exceeded the jail's 64-process limit" in text, done.stdout[-3000:]
+    assert traps.breaches([done.stdout, done.stderr]) == []
+
+
+def test_a_jails_memory_never_grows_past_its_limit_by_more_than_a_poll(traps):
+    from gymverse.sandbox.watch import jail_usage
+
+    folder = traps.folder(stages=("step",), acts=LIMIT_ACTS, name="limit_envs")
+    for act in ("fill_shm", "fork_hogs"):
+        with JailedFile(folder / f"{MARKER}_{act}_at_step.py", Limits(answer_seconds=10, memory_mb=MEMORY_MB)) as jail:
+            peak, stop = [0.0], threading.Event()
+
+            def sample() -> None:
+                while not stop.wait(0.01):
+                    peak[0] = max(peak[0], jail_usage(jail.process.pid).memory_mb)  # noqa: B023 (joined below)
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            env = ProxyEnv(jail, "Payload")
+            env.reset()
+            with pytest.raises(JailBroken, match=f"exceeded the jail's {MEMORY_MB} MB memory limit"):
+                env.step("go")
+            stop.set()
+            sampler.join()
+        assert MEMORY_MB * 0.8 < peak[0] < MEMORY_MB + 200, (act, peak[0])
 
 
 def test_the_synthesis_gates_refuse_a_payload_that_patches_and_forges(traps, embedder):
@@ -230,6 +286,33 @@ def test_the_jail_sees_no_network_no_secrets_and_a_private_tmp(tmp_path, monkeyp
     assert "SOME_API_KEY" not in environ and set(environ) <= {"PATH", "HOME", "LANG", "PWD"}
     assert net != "net" and "mine" in tmp
     assert "home" not in root and not (Path("/tmp") / "mine").exists()
+
+
+def test_no_process_in_the_jail_holds_anything_of_the_callers_environment(tmp_path, monkeypatch):
+    """bubblewrap is process 1 in the jail: its environment and command line are the jail's to read."""
+    monkeypatch.setenv("SOME_API_KEY", "sk-hidden-from-every-process")
+    probe = tmp_path / "proc_probe.py"
+    probe.write_text(
+        "import os\n"
+        "from gem.core import Env\n"
+        "def read(path):\n"
+        "    try:\n"
+        "        return open(path, 'rb').read().decode(errors='replace')\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__\n"
+        "class Probe(Env):\n"
+        "    def reset(self, seed=None):\n"
+        "        pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
+        "        seen = {p: read(f'/proc/{p}/environ') + read(f'/proc/{p}/cmdline') for p in pids}\n"
+        "        return repr((seen, read('/proc/keys'))), {}\n"
+        "    def step(self, action):\n"
+        "        return '', 0.0, True, False, {}\n"
+    )
+    with JailedFile(probe, SHORT) as jail:
+        seen, keys = eval(ProxyEnv(jail, "Probe").reset()[0])  # noqa: S307 (our own probe's repr)
+    assert "1" in seen and len(seen) >= 2  # bubblewrap and the host, at least
+    assert not [pid for pid, text in seen.items() if "sk-hidden" in text or "SOME_API_KEY" in text], seen
+    assert keys in ("PermissionError", "")  # the kernel's keyrings are not listed
 
 
 def test_values_cross_the_jail_as_plain_data_and_errors_keep_their_type_name(tmp_path):
@@ -338,6 +421,73 @@ def test_a_correct_game_without_info_success_passes_with_a_mark(judged):
     [tally] = judged["tally.py"].games
     assert tally.verdict == "pass with warnings"
     assert any("success inferred from the reward" in line for line in tally.problems())
+
+
+HEADER = "import time\nfrom gem.core import Env\n"
+SLOW_GAME = """
+class {name}(Env):
+    def __init__(self, complexity=1, **kwargs):
+        super().__init__()
+    def reset(self, seed=None):
+        return 'Say anything.', {{}}
+    def step(self, action):
+        time.sleep({sleep})
+        return 'ok', 0.0, True, False, {{}}
+"""
+
+
+def jail_children() -> list[str]:
+    """This process's children that are bubblewrap, running or not yet reaped."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if name == "bwrap" and int(rest[1]) == os.getpid():
+            found.append(f"{pid} {rest[0]}")
+    return found
+
+
+def test_a_file_with_10000_games_is_refused_within_its_time_and_leaves_nothing_behind(tmp_path, capfd):
+    many = tmp_path / "many_games.py"
+    many.write_text(HEADER + "".join(SLOW_GAME.format(name=f"Game{i}", sleep=0) for i in range(10_000)))
+    began = time.monotonic()
+    verdict = judge_file(many, limits=Limits(seconds=10, answer_seconds=10, import_seconds=30), **QUICK)
+    assert time.monotonic() - began < 10 + 8
+    assert not verdict.accepted and not verdict.games
+    assert verdict.error.startswith(("hung: the file's own code used up its 10 s budget", "defines 10000 game")), (
+        verdict.error
+    )
+    assert jail_children() == []
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception in thread" not in err, err[-2000:]
+
+
+def test_a_files_games_share_its_budget_and_the_refusal_names_the_game_it_ran_out_in(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text(HEADER + SLOW_GAME.format(name="Quick", sleep=0) + SLOW_GAME.format(name="Slow", sleep=0.4))
+    verdict = judge_file(slow, limits=Limits(seconds=3, answer_seconds=3), **QUICK)
+    assert not verdict.games  # one refused row for the file
+    assert verdict.error.startswith("hung: the file's own code used up its 3 s budget during the check of Slow")
+    assert jail_children() == []
+
+
+def test_the_judges_own_work_is_not_charged_to_the_file(tmp_path, monkeypatch):
+    from gymverse.sandbox import judge
+
+    quick = tmp_path / "quick.py"
+    quick.write_text(HEADER + SLOW_GAME.format(name="Quick", sleep=0))
+    checked = judge.check_env
+
+    def slow_judge(*args, **kwargs):
+        time.sleep(3)  # the judge's work (a loaded machine, many checks) takes longer than the file's budget
+        return checked(*args, **kwargs)
+
+    monkeypatch.setattr(judge, "check_env", slow_judge)
+    verdict = judge_file(quick, limits=Limits(seconds=2, answer_seconds=2), **QUICK)
+    assert not verdict.error and [game.error for game in verdict.games] == [""], verdict
 
 
 def test_an_interrupted_judgement_resumes_from_its_journal(tmp_path, monkeypatch):

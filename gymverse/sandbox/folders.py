@@ -30,19 +30,29 @@ NOT_A_GAME = "not a game: the file defines no class (a script)"
 def class_names(file: Path) -> list[str]:
     """The top-level classes a file defines, read without running it (for ids that must not clash)."""
     try:
-        tree = ast.parse(file.read_bytes())
-    except (SyntaxError, ValueError, OSError):
+        return list(_top_level_classes(file.read_bytes()) or [])
+    except OSError:
         return []
-    return [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
 
 
 def syntax_error(file: Path) -> bool:
     """Whether this Python cannot parse the file (its import, in the jail, will say how)."""
-    try:
-        ast.parse(file.read_bytes())
-    except (SyntaxError, ValueError):
-        return True
-    return False
+    return _top_level_classes(file.read_bytes()) is None
+
+
+_parsed: dict[str, tuple[str, ...] | None] = {}  # by content: a large file is parsed once, not per question
+
+
+def _top_level_classes(source: bytes) -> tuple[str, ...] | None:
+    """The names of the top-level classes of ``source``, or None where it does not parse."""
+    key = hashlib.sha256(source).hexdigest()
+    if key not in _parsed:
+        try:
+            tree = ast.parse(source)
+            _parsed[key] = tuple(node.name for node in tree.body if isinstance(node, ast.ClassDef))
+        except (SyntaxError, ValueError):
+            _parsed[key] = None
+    return _parsed[key]
 
 
 def folder_ids(folder: Path, prefix: str, files: Iterable[Path]) -> dict[tuple[Path, str], str]:

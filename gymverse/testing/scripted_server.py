@@ -142,6 +142,7 @@ class _Handler(BaseHTTPRequestHandler):
             text = str(request.get("prompt", ""))
         script = self.server.script
         with self.server.lock:
+            self.server.asked.append(text)
             rule = script.match(text)
         if rule is None:
             self._send(404, {"error": {"message": "no scripted rule matches this request"}})
@@ -182,7 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
 class ScriptedServer(ThreadingHTTPServer):
     """The server on 127.0.0.1 (``port=0``: any free port); ``url`` is its OpenAI base URL.
 
-    Use it as a context manager (serves in a background thread) or call ``serve_forever``.
+    Use it as a context manager (serves in a background thread) or call ``serve_forever``. ``asked`` keeps
+    the text of every request, in order.
     ``before_answer(rule_name, n)``, if given, runs before a rule's n-th answer, outside the lock
     (a test may block there); returning False drops the request unanswered.
     """
@@ -196,6 +198,7 @@ class ScriptedServer(ThreadingHTTPServer):
         self.script = script
         self.before_answer = before_answer
         self.lock = threading.Lock()
+        self.asked: list[str] = []
         self._thread: threading.Thread | None = None
 
     def handle_error(self, request: Any, client_address: Any) -> None:
