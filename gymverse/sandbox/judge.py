@@ -28,7 +28,7 @@ from gymverse.sandbox.proxy import JailedFile, ProxyFactory
 CHECK_LEVELS = list(range(1, 11))
 CHECK_SEEDS = 3
 JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0, import_seconds=30.0)  # a file's own time; a request; import
-GAMES_PER_FILE = 100  # a file that defines more is refused once listed (each game costs the judge its own work)
+GAMES_PER_FILE = 100  # a file that defines more classes is refused (each game costs the judge its own work)
 # What decides a verdict here: a journal written by other code is not resumed.
 CHECKER_VERSION = hashlib.sha256(
     b"".join(Path(module.__file__).read_bytes() for module in (checker, players, proxy))  # type: ignore[arg-type]
@@ -121,12 +121,15 @@ def judge_file(
     if not class_names(file) and not syntax_error(file):
         verdict.skipped = NOT_A_GAME
         return verdict
+    if len(class_names(file)) > GAMES_PER_FILE:  # refused unrun
+        verdict.error = too_many_games(len(class_names(file)), "classes")
+        return verdict
     budget = Budget(limits.seconds)
     jail = _open(file, limits, budget)
     try:
         games = jail.listing()
         if isinstance(games, str) or len(games) > GAMES_PER_FILE:
-            verdict.error = games if isinstance(games, str) else too_many_games(len(games))
+            verdict.error = games if isinstance(games, str) else too_many_games(len(games), "game classes")
             return verdict
         for game in games:
             if budget.out():
@@ -157,8 +160,8 @@ def out_of_time(jail: JailedFile, budget: Budget) -> str:
     return jail.broken if jail.broken.startswith(budget.reason()) else budget.reason()
 
 
-def too_many_games(count: int) -> str:
-    return f"defines {count} game classes, more than the {GAMES_PER_FILE} a file may define"
+def too_many_games(count: int, what: str) -> str:
+    return f"defines {count} {what}, more than the {GAMES_PER_FILE} a file of games may define"
 
 
 class Journal:

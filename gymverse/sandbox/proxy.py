@@ -5,7 +5,7 @@ Whatever the game does inside (patching gymverse, forging frames, killing what i
 caller only as the values its own methods return, or as :class:`JailBroken` once the jail stops
 answering. Replies are size-limited; a hung request is killed after ``Limits.answer_seconds``; the jail is
 killed once all its processes together pass its memory or process limit (:mod:`gymverse.sandbox.watch`),
-or once the file's own time (a :class:`~gymverse.sandbox.budget.Budget`) is spent.
+or once the file's own CPU time (a :class:`~gymverse.sandbox.budget.Budget`) is spent.
 """
 
 import json
@@ -27,7 +27,7 @@ from gymverse.env.registry import RebuildOnComplexity
 from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.host import HEADER, write_frame
 from gymverse.sandbox.jail import LAUNCHER_ENVIRONMENT, Limits, jail_command
-from gymverse.sandbox.watch import JailWatch
+from gymverse.sandbox.watch import POLL_S, JailWatch
 
 REPLY_LIMIT = 16 << 20  # bytes of one reply
 DUMP_WAIT_S = 0.3  # for a hung host's stack dump to arrive before it is killed
@@ -137,8 +137,8 @@ class JailedFile:
     """One file of games imported in its own jail; requests from several threads take turns.
 
     ``load_error`` is "" when the file imported, else how the import ended ("raised SyntaxError: ...",
-    "exited: ...", "hung: ..."). ``budget``, shared by the jails of one file, is charged with the time spent
-    waiting for this one's replies; once it is spent the jail is killed.
+    "exited: ...", "hung: ..."). ``budget``, shared by the jails of one file, is charged with this one's CPU
+    time; once it is spent the jail is killed.
     """
 
     def __init__(self, file: str | Path, limits: Limits = Limits(), budget: Budget | None = None) -> None:
@@ -163,7 +163,8 @@ class JailedFile:
             stderr=subprocess.PIPE,
             env=LAUNCHER_ENVIRONMENT,
         )
-        self.watch = JailWatch(self.process.pid, limits.memory_mb, limits.processes, self._exceeded)
+        charge = budget.charge if budget else lambda seconds: None
+        self.watch = JailWatch(self.process.pid, limits.memory_mb, limits.processes, self._exceeded, charge)
         self.watch.start()
         self.requests, self.replies = self.process.stdin.fileno(), self.process.stdout.fileno()  # type: ignore[union-attr]
         self.tail = _Tail(self.process.stderr, limits.output_chars)
@@ -252,14 +253,13 @@ class JailedFile:
     def _read(self, size: int, end: float, wait: float) -> bytes:
         fd, chunks = self.replies, []
         while size:
-            began = time.monotonic()
-            left = self.budget.left() if self.budget else end - began
-            ready, _, _ = select.select([fd], [], [], max(0.0, min(end - began, left)))
-            if self.budget:
-                self.budget.charge(time.monotonic() - began)
+            left = end - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, min(left, POLL_S) if self.budget else left))
             if not ready:
-                time.sleep(DUMP_WAIT_S)
                 out_of_budget = self.budget is not None and self.budget.out()
+                if not out_of_budget and time.monotonic() < end:
+                    continue  # the budget is looked at every poll while the game works
+                time.sleep(DUMP_WAIT_S)
                 self._break(self.budget.reason() if out_of_budget else f"hung: no answer within {wait:g} s")  # type: ignore[union-attr]
             chunk = os.read(fd, min(size, 1 << 20))
             if not chunk:

@@ -1,4 +1,5 @@
-"""A jail's memory and process count, summed over every process in it, and the thread that enforces them.
+"""A jail's memory, process count and CPU time, summed over every process in it, and the thread that
+enforces the first two and charges the third to the file's budget.
 
 ``RLIMIT_AS`` bounds one process; a jail's game can fork, or fill its memory-backed ``/tmp`` and
 ``/dev/shm``. Where no cgroup can be given to the jail (cgroups v2 delegated to the caller), this is the
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 POLL_S = 0.1
+TICKS = os.sysconf("SC_CLK_TCK")
 TMPFS = ("tmp", "dev/shm")  # the jail's writable memory-backed mounts (the root and /dev are read-only)
 
 
@@ -22,6 +24,7 @@ TMPFS = ("tmp", "dev/shm")  # the jail's writable memory-backed mounts (the root
 class Usage:
     memory_mb: float
     processes: int
+    cpu_seconds: float  # of the processes now in the jail, and of the children they have reaped
 
 
 def descendants(pid: int) -> list[int]:
@@ -53,6 +56,16 @@ def process_memory_kb(pid: int) -> int:
         return 0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system time of one process and of its reaped children."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return sum(int(ticks) for ticks in fields[11:15]) / TICKS
+
+
 def tmpfs_kb(pid: int) -> int:
     """What the writable tmpfs mounts of the jail that ``pid`` is in hold."""
     total = 0
@@ -71,7 +84,7 @@ def jail_usage(launcher: int) -> Usage:
     inside = pids[1:]  # the launcher itself is outside the jail's namespaces
     kb = sum(process_memory_kb(pid) for pid in pids)
     kb += max((tmpfs_kb(pid) for pid in inside[-1:]), default=0)
-    return Usage(kb / 1024, len(inside))
+    return Usage(kb / 1024, len(inside), sum(cpu_seconds(pid) for pid in inside))
 
 
 def _fields(path: str) -> dict[str, int]:
@@ -85,16 +98,29 @@ def _fields(path: str) -> dict[str, int]:
 
 
 class JailWatch(threading.Thread):
-    """Polls one jail until ``stop``; past ``memory_mb`` or ``processes`` it calls ``exceeded(why)`` once."""
+    """Polls one jail until ``stop``: passes each poll's new CPU time to ``charge``; past ``memory_mb`` or
+    ``processes`` it calls ``exceeded(why)`` once."""
 
-    def __init__(self, launcher: int, memory_mb: int, processes: int, exceeded: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        launcher: int,
+        memory_mb: int,
+        processes: int,
+        exceeded: Callable[[str], None],
+        charge: Callable[[float], None],
+    ) -> None:
         super().__init__(daemon=True, name=f"jail-watch-{launcher}")
-        self.launcher, self.memory_mb, self.processes, self.exceeded = launcher, memory_mb, processes, exceeded
+        self.launcher, self.memory_mb, self.processes = launcher, memory_mb, processes
+        self.exceeded, self.charge = exceeded, charge
         self.stopped = threading.Event()
 
     def run(self) -> None:
+        cpu = 0.0
         while not self.stopped.wait(POLL_S):
             usage = jail_usage(self.launcher)
+            if usage.cpu_seconds > cpu:
+                self.charge(usage.cpu_seconds - cpu)
+                cpu = usage.cpu_seconds
             why = over_limits(usage, self.memory_mb, self.processes)
             if why:
                 self.exceeded(why)

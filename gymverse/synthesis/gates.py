@@ -82,6 +82,12 @@ class JailGates:
         path = Path(path).resolve()
         if not class_names(path) and not syntax_error(path):
             return [Judgement([GateResult("import", False, "not_a_game", NOT_A_GAME)])]
+        if len(class_names(path)) > GAMES_PER_FILE:  # refused unrun
+            return [
+                Judgement(
+                    [GateResult("import", False, "too_many_games", too_many_games(len(class_names(path)), "classes"))]
+                )
+            ]
         budget = Budget(s.limits.seconds)
         jail = JailedFile(path, s.limits, budget)
         try:
@@ -90,7 +96,7 @@ class JailGates:
                 reason = "import_error" if games.startswith("raised") else broken_reason(games)
                 return [Judgement([GateResult("import", False, reason, games)], seconds=time.perf_counter() - start)]
             if len(games) > GAMES_PER_FILE:
-                refused = GateResult("import", False, "too_many_games", too_many_games(len(games)))
+                refused = GateResult("import", False, "too_many_games", too_many_games(len(games), "game classes"))
                 return [Judgement([refused], seconds=time.perf_counter() - start)]
             if not games:
                 return [
