@@ -6,7 +6,8 @@ enforces the first two and charges the third to the file's budget.
 per-jail limit: every ``POLL_S`` the trusted side sums the jail's memory (the proportional share of
 anonymous and shared memory of each process under the jail's bubblewrap, plus what its tmpfs mounts
 hold) and counts its processes, and kills the whole jail once either passes its limit. A game can
-overshoot for at most one poll (and never past ``RLIMIT_AS`` a process).
+overshoot for at most one poll (and never past ``RLIMIT_AS`` a process). A jail in which nothing has run
+since the last poll cannot have grown, and is looked at less often (many idle jails cost next to nothing).
 """
 
 import os
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-POLL_S = 0.1
+POLL_S = 0.1  # while the jail runs
+IDLE_POLL_S = 0.5  # at most, while nothing in it has run since the last look
 TICKS = os.sysconf("SC_CLK_TCK")
 TMPFS = ("tmp", "dev/shm")  # the jail's writable memory-backed mounts (the root and /dev are read-only)
 
@@ -41,19 +43,17 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def process_memory_kb(pid: int) -> int:
-    """Anonymous and shared memory of one process: its proportional share (forked copies counted once), or
-    its resident amount where ``smaps_rollup`` cannot be read."""
-    try:
-        fields = _fields(f"/proc/{pid}/smaps_rollup")
-        return fields.get("Pss_Anon", 0) + fields.get("Pss_Shmem", 0)
-    except OSError:
-        pass
-    try:
-        fields = _fields(f"/proc/{pid}/status")
-        return fields.get("RssAnon", 0) + fields.get("RssShmem", 0)
-    except OSError:
-        return 0
+def process_memory_kb(pid: int, exact: bool) -> int:
+    """Anonymous and shared memory of one process: resident (cheap; forked copies counted in each process), or
+    with ``exact`` its proportional share (forked copies counted once) where ``smaps_rollup`` can be read."""
+    ways = [("smaps_rollup", "Pss_Anon", "Pss_Shmem")] if exact else []
+    for file, anonymous, shared in ways + [("status", "RssAnon", "RssShmem")]:
+        try:
+            fields = _fields(f"/proc/{pid}/{file}")
+        except OSError:
+            continue
+        return fields.get(anonymous, 0) + fields.get(shared, 0)
+    return 0
 
 
 def cpu_seconds(pid: int) -> float:
@@ -78,13 +78,26 @@ def tmpfs_kb(pid: int) -> int:
     return total
 
 
+def memory_mb(inside: list[int], exact: bool) -> float:
+    """The memory of the jail whose processes are ``inside``: theirs, and what its tmpfs mounts hold."""
+    kb = sum(process_memory_kb(pid, exact) for pid in inside)
+    return (kb + max((tmpfs_kb(pid) for pid in inside[-1:]), default=0)) / 1024
+
+
 def jail_usage(launcher: int) -> Usage:
-    """What the jail under the bubblewrap process ``launcher`` uses now."""
-    pids = descendants(launcher)
-    inside = pids[1:]  # the launcher itself is outside the jail's namespaces
-    kb = sum(process_memory_kb(pid) for pid in pids)
-    kb += max((tmpfs_kb(pid) for pid in inside[-1:]), default=0)
-    return Usage(kb / 1024, len(inside), sum(cpu_seconds(pid) for pid in inside))
+    """What the jail under the bubblewrap process ``launcher`` uses now (its memory exactly)."""
+    inside = descendants(launcher)[1:]  # the launcher itself is outside the jail's namespaces
+    return Usage(memory_mb(inside, exact=True), len(inside), sum(cpu_seconds(pid) for pid in inside))
+
+
+def over_limits(inside: list[int], limit_mb: int, processes: int) -> str:
+    """Which of a jail's limits its processes ``inside`` pass, in words ("" when none). The memory is measured
+    exactly only when the cheap measure, an upper bound, passes the limit."""
+    if len(inside) > processes:
+        return f"exceeded the jail's {processes}-process limit ({len(inside)} processes)"
+    if memory_mb(inside, exact=False) > limit_mb and (used := memory_mb(inside, exact=True)) > limit_mb:
+        return f"exceeded the jail's {limit_mb} MB memory limit ({used:.0f} MB in use)"
+    return ""
 
 
 def _fields(path: str) -> dict[str, int]:
@@ -115,25 +128,19 @@ class JailWatch(threading.Thread):
         self.stopped = threading.Event()
 
     def run(self) -> None:
-        cpu = 0.0
-        while not self.stopped.wait(POLL_S):
-            usage = jail_usage(self.launcher)
-            if usage.cpu_seconds > cpu:
-                self.charge(usage.cpu_seconds - cpu)
-                cpu = usage.cpu_seconds
-            why = over_limits(usage, self.memory_mb, self.processes)
+        cpu, wait = 0.0, POLL_S
+        while not self.stopped.wait(wait):
+            inside = descendants(self.launcher)[1:]
+            now = sum(cpu_seconds(pid) for pid in inside)
+            if now <= cpu and len(inside) <= self.processes:  # nothing ran, so nothing grew: look less often
+                wait = min(2 * wait, IDLE_POLL_S)
+                continue
+            self.charge(now - cpu)
+            cpu, wait = now, POLL_S
+            why = over_limits(inside, self.memory_mb, self.processes)
             if why:
                 self.exceeded(why)
                 return
 
     def stop(self) -> None:
         self.stopped.set()
-
-
-def over_limits(usage: Usage, memory_mb: int, processes: int) -> str:
-    """Which of a jail's limits ``usage`` passes, in words ("" when none)."""
-    if usage.memory_mb > memory_mb:
-        return f"exceeded the jail's {memory_mb} MB memory limit ({usage.memory_mb:.0f} MB in use)"
-    if usage.processes > processes:
-        return f"exceeded the jail's {processes}-process limit ({usage.processes} processes)"
-    return ""
