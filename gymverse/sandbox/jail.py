@@ -34,8 +34,9 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedor
 @dataclass(frozen=True)
 class Limits:
     """What one jail may use. ``answer_seconds`` bounds one request (a step, a reset); ``import_seconds`` the
-    file's import and listing; ``seconds`` the jail's whole life where a caller sets a deadline (the judge
-    does, per file)."""
+    file's import and listing; ``seconds`` the CPU time of a file's jails where a caller gives them a
+    :class:`~gymverse.sandbox.budget.Budget` (the judge and the gates do, per file); ``memory_mb`` one
+    process's address space and, summed, the whole jail's memory; ``processes`` the jail's processes."""
 
     seconds: float = 600.0
     answer_seconds: float = 30.0
