@@ -24,6 +24,7 @@ from gymverse.env.core import EvolvableEnv
 from gymverse.env.players import Moves, RandomMoves, RepeatedMove, ScriptedMoves, epsilon_solver_move, random_move
 from gymverse.env.registry import RebuildOnComplexity, env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
+from gymverse.env.values import reset_problem, step_problem
 
 STEP_BUDGET_S = 0.05
 DETERMINISM_STEPS = 40
@@ -177,23 +178,15 @@ def won(trace: list[tuple], info: dict) -> bool:
 
 
 def _check_types(out: Any) -> None:
-    if not (isinstance(out, tuple) and len(out) == 5):
-        raise CheckFailure(f"step must return a 5-tuple, got {type(out).__name__}")
-    obs, reward, terminated, truncated, info = out
-    if not isinstance(obs, str):
-        raise CheckFailure(f"observation must be str, got {type(obs).__name__}")
-    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
-        raise CheckFailure(f"reward must be a float, got {type(reward).__name__}")
-    if not isinstance(terminated, bool) or not isinstance(truncated, bool):
-        raise CheckFailure("terminated and truncated must be bools")
-    if not isinstance(info, dict):
-        raise CheckFailure(f"info must be a dict, got {type(info).__name__}")
+    """A step's reply must keep the contract's value rules: a finite real reward, bool flags, text, ..."""
+    if problem := step_problem(out):
+        raise CheckFailure(problem)
 
 
 def _reset(env: gem.Env, seed: int) -> str:
     out = env.reset(seed=seed)
-    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str) and isinstance(out[1], dict)):
-        raise CheckFailure("reset must return (str, dict)")
+    if problem := reset_problem(out):
+        raise CheckFailure(problem)
     return out[0]
 
 
