@@ -3,38 +3,25 @@
 Piped to a file or another program, rich would wrap everything at 80 columns, cutting game text
 mid-sentence and table cells mid-name. There, lines are printed whole and tables as wide as they need.
 
-Games that are not ours write much of what is printed (errors, names, observations), so the console shows
-the control characters of every text it prints (:func:`visible`): an escape sequence in a game's error
-cannot erase a row, forge one, set the window's title or write the clipboard. Rich's own control output
-(a progress bar's cursor moves, styles) is not text, and keeps working.
+Games that are not ours write much of what is printed (errors, names, observations), so the console
+shows the control characters of every text it prints (:mod:`gymverse.env.visible`): an escape sequence in
+a game's error cannot erase a row, forge one, set the window's title or write the clipboard. Rich's own
+control output (a progress bar's cursor moves, styles) is not text, and keeps working.
 """
 
-import re
 from typing import Iterable
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.segment import Segment
 
+from gymverse.env.visible import visible
+
 WIDE = 100_000  # columns when stdout is not a terminal: wide enough that nothing wraps
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # C0, DEL, C1 and lone surrogates
-_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _shown(match: re.Match) -> str:
-    char = match.group()
-    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
-
-
-def visible(text: str, lines: bool = False) -> str:
-    """``text`` with its control characters written out (ESC as ``\\x1b``): one line, or with ``lines`` its
-    newlines and tabs kept (an observation's layout). For anything a game wrote that is printed or reported."""
-    return (_CONTROL_BUT_LINES if lines else _CONTROL).sub(_shown, text)
 
 
 class SafeConsole(Console):
-    """A rich console that prints text segments with their control characters visible (see :func:`visible`)."""
+    """A rich console that prints text segments with their control characters visible."""
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(

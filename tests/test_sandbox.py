@@ -15,12 +15,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from escape import MARKER, SECRET_NAME, Traps
+from escape import MARKER, SECRET_NAME, TERMINAL_BYTES, Traps
 from runs import flags
 
 import gymverse
 from gymverse.env.checker import check_env
 from gymverse.env.registry import registered_ids
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyEnv, jail_problem, judge_folder
 from gymverse.sandbox.folders import folder_entries
@@ -62,8 +63,13 @@ def written(folder: Path) -> list[str]:
     return [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
 
 
+def reached_the_terminal(*outputs: str) -> list[str]:
+    """The escape and control characters of the payloads' messages and names found in ``outputs`` (none may be)."""
+    return sorted({ascii(char) for text in outputs for char in TERMINAL_BYTES if char in text})
+
+
 def rows_by_file(stdout: str) -> dict[str, str]:
-    """``file stem -> verdict`` from `gymverse check --dir`'s rows."""
+    """``file stem -> verdict`` from `gymverse check --dir`'s rows (a stem as :func:`visible` shows it)."""
     rows = {}
     for line in stdout.splitlines():
         if line.startswith(("pass", "FAIL")) and line.endswith(")"):
@@ -79,8 +85,9 @@ def test_check_dir_contains_every_payload_and_passes_the_control(traps):
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     rows = rows_by_file(done.stdout)
     assert rows.pop("control") == "pass", done.stdout[-3000:]
-    payloads = sorted(p.stem for p in folder.glob(f"{MARKER}_*.py"))
-    assert sorted(rows) == payloads and set(rows.values()) == {"FAIL"}, rows
+    payloads = sorted(visible(p.stem) for p in folder.glob(f"{MARKER}_*.py"))
+    assert sorted(rows) == payloads and set(rows.values()) == {"FAIL"}, rows  # no forged row among them
+    assert reached_the_terminal(done.stdout, done.stderr) == []
     assert traps.breaches([done.stdout, done.stderr, *written(traps.root / "cache")]) == []
 
 
@@ -94,6 +101,18 @@ def test_what_each_payload_did_is_named_in_its_row(traps):
         "exited with status 0",
         "broke the protocol",
         "earned reward",
+        "the reward is nan, not a finite number",
+        "the reward is inf, not a finite number",
+        "the reward is -inf, not a finite number",
+        "bits, outside float range",
+        "the reward is a str, not a number",
+        "terminated and truncated must be bools",
+        "info['success'] is 'no', not a bool",
+        "text that is not valid UTF-8 ('\\ud800'",
+        "a reply nested more than 40 deep",
+        "a reply of more than 200000 lists and dicts",
+        "its list of games is malformed",  # a game listed under a name that is no class name
+        "raised ValueError: ok\\x1b[2K\\x1b[1A\\rpass",  # the forged message, shown
     ):
         assert said in fresh.stdout, said
 

@@ -32,6 +32,7 @@ from gymverse.env.gymverse_ids import (
     domain_from_file_name,
     read_registrations,
 )
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 
 NAMESPACE = "gymverse"
@@ -238,7 +239,7 @@ def folder_env_specs(
         for name in names:
             known = registrations.get((file.stem, name), [])
             for env_id, kwargs in known:
-                specs[env_id] = (file, name, dict(kwargs))
+                specs[visible(env_id)] = (file, name, dict(kwargs))
             if not known:
                 unnamed.append((file, name))
     count = Counter(f"{prefix}:{default_game_name(name)}" for _, name in set(unnamed))
@@ -246,7 +247,7 @@ def folder_env_specs(
         env_id = f"{prefix}:{default_game_name(name)}"
         if count[env_id] > 1 or env_id in specs:
             env_id = f"{prefix}:{file.stem}.{default_game_name(name)}"
-        specs[env_id] = (file, name, {})
+        specs[visible(env_id)] = (file, name, {})  # a file's name can hold anything, a new line too
     return specs
 
 

@@ -3,7 +3,7 @@
 import math
 from pathlib import Path
 
-from gymverse.console import visible
+from gymverse.env.visible import visible
 from gymverse.evaluation.plots import plot_lines, plot_success_grid
 from gymverse.evaluation.tables import markdown_table, write_csv, write_json
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from gymverse.console import visible
 from gymverse.env.id_lists import split_env_ids
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids, validate_run_config
 

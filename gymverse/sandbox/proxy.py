@@ -20,10 +20,10 @@ from typing import Any, Callable, Iterator, NoReturn
 
 import gem
 
-from gymverse.console import visible
 from gymverse.env.players import Moves
 from gymverse.env.registry import RebuildOnComplexity
 from gymverse.env.values import reset_problem, step_problem, text_problem
+from gymverse.env.visible import visible
 from gymverse.sandbox.host import HEADER, write_frame
 from gymverse.sandbox.jail import Limits, jail_command
 
@@ -197,6 +197,8 @@ class JailedFile:
             games = self.request("list", wait=self.limits.import_seconds)
             if not (isinstance(games, list) and all(_is_game(game) for game in games)):
                 self._break("broke the protocol: its list of games is malformed")
+            for game in games:  # printed in tables and reports
+                game["domain"] = game["domain"] and visible(game["domain"])
             self._games = games
         return self._games
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from gymverse.console import visible
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 from gymverse.evaluation.audit import SECTIONS, AuditConfig, EnvAudit
 from gymverse.evaluation.tables import markdown_table

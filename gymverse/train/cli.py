@@ -7,7 +7,7 @@ transformers are imported, so a mistyped value is refused at once; every error n
 import sys
 from pathlib import Path
 
-from gymverse.console import visible
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput, ResourceError
 from gymverse.run.config import validate_loop_config
 from gymverse.run.prepare import flags_as_typed, prepare

@@ -3,7 +3,7 @@
 from dataclasses import asdict
 from pathlib import Path
 
-from gymverse.console import visible
+from gymverse.env.visible import visible
 from gymverse.evaluation.audit import AuditResult
 from gymverse.evaluation.audit.agents import RANDOM
 from gymverse.evaluation.audit.difficulty import VERDICTS
