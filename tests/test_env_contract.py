@@ -29,8 +29,8 @@ from gymverse.env import (
     win,
 )
 from gymverse.env.checker import check_env
-from gymverse.env.success import episode_success
 from gymverse.env.complexity import line_value, validate_complexity
+from gymverse.env.success import episode_success
 
 
 # -- parsing ----------------------------------------------------------------------------------
