@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from escape import MARKER, SECRET_NAME, TERMINAL_BYTES, Traps
+from escape import MARKER, POISONS, SECRET_NAME, TERMINAL_BYTES, Traps
 from runs import flags
 
 import gymverse
@@ -31,6 +31,7 @@ pytestmark = pytest.mark.skipif(jail_problem() is not None, reason=f"no jail her
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 QUICK = dict(levels=[1, 2, 3], seeds=2)
 SHORT = Limits(seconds=60, answer_seconds=3, memory_mb=512)
+VALUE_PAYLOADS = sorted(POISONS)
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +62,12 @@ def gymverse_cli(traps: Traps, *args: str, timeout: float = 900) -> subprocess.C
 
 def written(folder: Path) -> list[str]:
     return [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+def reports(folder: Path) -> list[str]:
+    """The text files a command wrote in ``folder`` (reports, tables, records, manifests: not its figures)."""
+    kinds = (".md", ".json", ".jsonl", ".csv", ".txt")
+    return [p.read_text(errors="replace") for p in folder.rglob("*") if p.suffix in kinds] if folder.exists() else []
 
 
 def reached_the_terminal(*outputs: str) -> list[str]:
@@ -128,6 +135,7 @@ def test_audit_dir_contains_every_payload(traps):
     assert "escape_envs:Control" in audited
     control = next(env for env in report["envs"] if env["env_id"] == "escape_envs:Control")
     assert not [p for p in control["correctness"]["problems"] if p["severity"] == "error"]
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
 
 
@@ -140,6 +148,7 @@ def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
     assert ("control", "accepted") in statuses
     assert {status for candidate, status in statuses if candidate.startswith(MARKER)} == {"refused"}
     assert sorted(p.name for p in output.glob("*.py")) == ["control.py"]
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
 
 
@@ -152,6 +161,10 @@ def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
     attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
     assert "escape_envs:Control" in attempts and not attempts["escape_envs:Control"].get("error")
     assert any(r.get("error") for r in attempts.values())  # a payload that broke its jail mid-play is a row
+    for name in VALUE_PAYLOADS:  # a value a trainer cannot use is the game's failure, in its own rows
+        error = attempts[f"escape_envs:{MARKER}_value_{name}.Payload"]["error"]
+        assert error.startswith(("MalformedReply: ", "JailBroken: broke the protocol")), (name, error)
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
 
 
@@ -168,6 +181,26 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
     )
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     assert "was not registered" in done.stdout + done.stderr  # payloads that fail at import are named
+    assert reached_the_terminal(done.stdout, done.stderr) == []
+    assert traps.breaches([done.stdout, done.stderr, *written(save)]) == []
+
+
+@pytest.mark.parametrize("name", ["nan_on_a_wrong_reply", "lone_surrogate", "nested_600_deep"])
+def test_train_on_a_game_whose_replies_a_trainer_cannot_use_stops_in_one_line_naming_it(traps, micro_model, name):
+    save = traps.root / f"runs_{name}"
+    done = gymverse_cli(
+        traps,
+        "train",
+        "--env_dir",
+        str(traps.folder()),
+        *flags(env_id=f"escape_envs:{MARKER}_value_{name}.Payload", pretrain=micro_model, save_path=save),
+        *flags(wb_run_name="t", num_env=2, rollout_batch_size=4, max_train=8, train_batch_size=4),
+        *flags(train_batch_size_per_device=2, generate_max_length=8, prompt_template="no", eval_steps=0),
+        *flags(sft_episodes=0),
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert f"Payload.step in {MARKER}_value_{name}.py failed: " in error and "stopped at step 0" in error, error
     assert traps.breaches([done.stdout, done.stderr, *written(save)]) == []
 
 
@@ -205,6 +238,7 @@ def test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accep
     assert control["status"] == "accepted" and len(records) == len(files) - 1
     assert {r["status"] for r in records.values()} == {"refused"}
     assert "near_duplicate" not in {r["reason"] for r in records.values()}  # each refused for itself, none admitted
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []
 
 

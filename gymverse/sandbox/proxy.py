@@ -343,10 +343,10 @@ class ProxyEnv(gem.Env):
         weakref.finalize(self, jail.drop, self._handle)
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
-        return _shaped(self._call("reset", seed), "reset")
+        return self._call("reset", seed)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return _shaped(self._call("step", action), "step")
+        return self._call("step", action)
 
     def play_on(self, moves: Moves, count: int) -> Iterator[tuple[Any, tuple]]:
         """Up to ``count`` steps of ``moves`` from the game's state, each ``(move, step's reply)``, until the
@@ -385,7 +385,8 @@ class ProxyEnv(gem.Env):
             if not is_plain(arg):
                 raise TypeError(f"a jailed game takes text and plain data, not {type(arg).__name__}")
         try:
-            return self._jail.request("call", self._handle, method, list(args))
+            reply = self._jail.request("call", self._handle, method, list(args))
+            return _shaped(reply, method) if method in ("reset", "step") else reply
         except GameFailure as error:
             error.add_note(f"{self._class_name}.{method} in {self._jail.file.name}")
             raise
