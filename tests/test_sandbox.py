@@ -75,13 +75,15 @@ def reached_the_terminal(*outputs: str) -> list[str]:
     return sorted({ascii(char) for text in outputs for char in TERMINAL_BYTES if char in text})
 
 
-def rows_by_file(stdout: str) -> dict[str, str]:
-    """``file stem -> verdict`` from `gymverse check --dir`'s rows (a stem as :func:`visible` shows it)."""
+def rows_by_file(stdout: str, folder: Path) -> dict[str, str]:
+    """``file stem -> verdict`` from `gymverse check --dir`'s rows, each row ending in ``(FILE)`` with the name of
+    one of ``folder``'s files as :func:`visible` shows it; a row that names no file is ``"forged"``'s."""
+    names = sorted((visible(p.name) for p in folder.glob("*.py")), key=len, reverse=True)
     rows = {}
     for line in stdout.splitlines():
         if line.startswith(("pass", "FAIL")) and line.endswith(")"):
-            verdict = line.split()[0]
-            rows[line.rsplit("(", 1)[1].rstrip(")").removesuffix(".py")] = verdict
+            name = next((name for name in names if line.endswith(f" ({name})")), "forged.py")
+            rows[name.removesuffix(".py")] = line.split()[0]
     return rows
 
 
@@ -90,7 +92,7 @@ def test_check_dir_contains_every_payload_and_passes_the_control(traps):
     folder = traps.folder()
     done = gymverse_cli(traps, "check", "--dir", str(folder), "--max-level", "3", "--seeds", "2")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    rows = rows_by_file(done.stdout)
+    rows = rows_by_file(done.stdout, folder)
     assert rows.pop("control") == "pass", done.stdout[-3000:]
     payloads = sorted(visible(p.stem) for p in folder.glob(f"{MARKER}_*.py"))
     assert sorted(rows) == payloads and set(rows.values()) == {"FAIL"}, rows  # no forged row among them

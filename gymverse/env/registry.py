@@ -82,6 +82,39 @@ class RebuildOnComplexity(ComplexityKnob, gem.Env):
         return getattr(self.inner, name)
 
 
+class DeferComplexity(gem.Env):
+    """Holds a game's ``set_complexity`` until its next reset. Games written elsewhere (GymVerse's ``*TEST_env.py``)
+    may apply a new complexity at once, rebuilding the running episode; behind this wrapper the contract holds:
+    the running episode is unchanged and the next one uses the new complexity."""
+
+    def __init__(self, inner: gem.Env) -> None:
+        self.inner = inner
+        self._pending: int | None = None
+
+    def set_complexity(self, complexity: int) -> None:
+        self._pending = complexity
+
+    def get_complexity(self) -> int:
+        return self.inner.get_complexity() if self._pending is None else self._pending
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        if self._pending is not None:
+            self.inner.set_complexity(self._pending)
+            self._pending = None
+        return self.inner.reset(seed=seed)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self.inner.step(action)
+
+    def sample_random_action(self) -> str:
+        return self.inner.sample_random_action()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not yet set: avoid recursing through __getattr__
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
 def set_env_complexity(env: gem.Env, complexity: int) -> None:
     """Set the next episode's complexity of ``env``, looking through wrappers and vector envs."""
     for single in getattr(env, "envs", None) or [env]:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, NoReturn
 import gem
 
 from gymverse.env.players import Moves
-from gymverse.env.registry import RebuildOnComplexity
+from gymverse.env.registry import DeferComplexity, RebuildOnComplexity
 from gymverse.env.values import reset_problem, step_problem, text_problem
 from gymverse.env.visible import visible
 from gymverse.sandbox.host import HEADER, write_frame
@@ -438,7 +438,9 @@ def _shaped(value: Any, method: str) -> tuple:
 class ProxyFactory:
     """Builds :class:`ProxyEnv`\\ s of one game from whatever jail ``jail()`` returns: GEM's entry point for a
     jailed game (``gem.make(id, complexity=...)``). A game without ``set_complexity`` comes inside a
-    :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other."""
+    :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other; one with
+    it inside a :class:`~gymverse.env.registry.DeferComplexity` (unless ``defer`` is False: the judge checks the
+    game as it is), so a game that applies a complexity at once still keeps the running episode as it was."""
 
     def __init__(
         self,
@@ -448,9 +450,11 @@ class ProxyFactory:
         kwargs: dict | None = None,
         domain: str | None = None,
         source: str = "",
+        defer: bool = True,
     ) -> None:
         self.jail = jail
         self.game = game
+        self.defer = defer
         self.kwargs = kwargs or {}  # the registration's own (GymVerse registers some classes with several)
         self.rebuild = rebuild and "set_complexity" not in game["methods"]
         self.__name__ = self.__qualname__ = game["name"]
@@ -471,4 +475,5 @@ class ProxyFactory:
     def __call__(self, **kwargs: Any) -> gem.Env:
         if self.rebuild:
             return RebuildOnComplexity(ProxyFactory(self.jail, self.game, False, self.kwargs), **kwargs)
-        return ProxyEnv(self.jail(), self.game["name"], **{**self.kwargs, **kwargs})
+        env = ProxyEnv(self.jail(), self.game["name"], **{**self.kwargs, **kwargs})
+        return DeferComplexity(env) if self.defer and "set_complexity" in self.game["methods"] else env
