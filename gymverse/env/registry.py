@@ -95,7 +95,7 @@ class DeferComplexity(gem.Env):
         self._pending = complexity
 
     def get_complexity(self) -> int:
-        return self.inner.get_complexity() if self._pending is None else self._pending
+        return get_env_complexity(self.inner) if self._pending is None else self._pending
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
         if self._pending is not None:
@@ -208,12 +208,14 @@ def _game_of(entry_point: Callable[..., gem.Env] | str) -> Any:
 
 
 def entry_point_for(cls: type) -> Callable[..., gem.Env]:
-    """``cls`` itself, or for a constructor-only env a factory that wraps it in :class:`RebuildOnComplexity`."""
-    if hasattr(cls, "set_complexity"):
+    """``cls`` itself for a game of this contract (a :class:`ComplexityKnob`), else a factory that wraps it: in
+    :class:`RebuildOnComplexity` for a constructor-only env, in :class:`DeferComplexity` for one with its own
+    ``set_complexity`` (which may take effect at once)."""
+    if issubclass(cls, ComplexityKnob):
         return cls
 
     def build(**kwargs: Any) -> gem.Env:
-        return RebuildOnComplexity(cls, **kwargs)
+        return DeferComplexity(cls(**kwargs)) if hasattr(cls, "set_complexity") else RebuildOnComplexity(cls, **kwargs)
 
     build.__name__ = build.__qualname__ = cls.__name__
     build.__wrapped__ = cls  # type: ignore[attr-defined]
