@@ -248,6 +248,7 @@ POISONS = {
     "nested_600_deep": "lambda out: unplain_host() or (*out[:4], nested(600))",
     "five_million_dicts": "lambda out: unplain_host() or (*out[:4], {'boards': [{}] * 5_000_000})",
 }
+ON_A_WIN = ("inf_on_a_win", "int_of_4000_digits")  # poisons that random play, which seldom wins, may never meet
 POISONED = """
 
 def unplain_host():

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from escape import MARKER, POISONS, SECRET_NAME, TERMINAL_BYTES, Traps
+from escape import MARKER, ON_A_WIN, POISONS, SECRET_NAME, TERMINAL_BYTES, Traps
 from runs import flags
 
 import gymverse
@@ -163,8 +163,8 @@ def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
     attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
     assert "escape_envs:Control" in attempts and not attempts["escape_envs:Control"].get("error")
     assert any(r.get("error") for r in attempts.values())  # a payload that broke its jail mid-play is a row
-    for name in VALUE_PAYLOADS:  # a value a trainer cannot use is the game's failure, in its own rows
-        error = attempts[f"escape_envs:{MARKER}_value_{name}.Payload"]["error"]
+    for name in set(VALUE_PAYLOADS) - set(ON_A_WIN):  # a value a trainer cannot use is the game's failure, its row's
+        error = attempts[f"escape_envs:{MARKER}_value_{name}.Payload"].get("error", "")
         assert error.startswith(("MalformedReply: ", "JailBroken: broke the protocol")), (name, error)
     assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output)]) == []

@@ -19,7 +19,8 @@ def reward_problem(reward: Any) -> str:
     try:
         value = float(reward)
     except OverflowError:
-        return f"the reward is an integer of {int(reward).bit_length()} bits, outside float range"
+        size = f"an integer of {reward.bit_length()} bits" if isinstance(reward, int) else "a number"
+        return f"the reward is {size}, outside float range"
     if not math.isfinite(value):
         return f"the reward is {value}, not a finite number"
     return ""
