@@ -311,6 +311,18 @@ def test_values_cross_the_jail_as_plain_data_and_errors_keep_their_type_name(tmp
             env.no_such_attribute  # noqa: B018
 
 
+def test_a_reply_is_held_to_the_limits_whether_its_text_is_escaped_or_raw():
+    from gymverse.sandbox.proxy import DEPTH_LIMIT, reply_problem
+
+    for raw in (b'["ok", "a\\ud800"]', b'["ok", "a\xed\xa0\x80"]'):  # json.loads passes raw surrogates through
+        assert "not valid UTF-8" in reply_problem(json.loads(raw))[1]
+    assert reply_problem(["ok", "\U0001f600 \u00e9"]) == ("", "")
+    deep: list = []
+    for _ in range(DEPTH_LIMIT):
+        deep = [deep]
+    assert "nested more than" in reply_problem(["ok", deep])[0]
+
+
 def test_a_hung_step_is_killed_and_says_where_it_was_stuck(tmp_path):
     game = tmp_path / "stuck.py"
     game.write_text(
