@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gymverse.console import console, progress_bars
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput, ResourceError
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
@@ -147,10 +148,13 @@ def check(
         rows += 1
         failed += verdict == "FAIL"
         where = f" ({Path(file).name})" if file else ""
-        console.print(f"[{VERDICT_STYLE[verdict]}]{verdict:<18}[/] {escape(env_id)}{escape(where)}", highlight=False)
+        name = visible(env_id + where)  # one line, whatever a file's name holds
+        console.print(f"[{VERDICT_STYLE[verdict]}]{verdict:<18}[/] {escape(name)}", highlight=False)
         for problem in problems:
             console.print(
-                f"    {escape(problem)}", highlight=False, style="dim" if problem.startswith("warning") else None
+                f"    {escape(visible(problem))}",
+                highlight=False,
+                style="dim" if problem.startswith("warning") else None,
             )
 
     here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
@@ -171,7 +175,9 @@ def check(
         def show(verdict: FileVerdict) -> None:
             nonlocal broken
             if verdict.skipped:
-                console.print(f"[dim]{'skipped':<18} {escape(Path(verdict.file).name)}: {verdict.skipped}[/dim]")
+                console.print(
+                    f"[dim]{'skipped':<18} {escape(visible(Path(verdict.file).name))}: {verdict.skipped}[/dim]"
+                )
             if verdict.error:
                 broken += 1
                 row("-", verdict.file, "FAIL", [f"import {verdict.error}"])

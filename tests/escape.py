@@ -34,6 +34,7 @@ ACTS = {
     "channel_flood": "flood_channels()",
     "hang": "spin()",
     "exit": "os._exit(0)",
+    "write_terminal": "raise ValueError(FORGED)",
 }
 # Payloads that take memory or processes, run under a small jail (512 MB in the tests): each process stays
 # within its own limits, and they must be stopped at the jail's, summed over its processes and its mounts.
@@ -56,7 +57,17 @@ AT_BOTH_STAGES = (
     "forge",
     "kill_parents",
     "exit",
+    "write_terminal",
 )
+# What a message written to forge the terminal holds: erase its own row and the line above, write a passing row
+# for the payload, set the window's title (OSC 0), write the clipboard (OSC 52), a C1 CSI, and a new line.
+FORGED = (
+    "ok\x1b[2K\x1b[1A\r"
+    + "pass               escape_envs:Forged (forged.py)"
+    + "\x1b]0;pwned\x07\x1b]52;c;ZXNjYXBl\x07\x9b2K"
+    + "\npass               escape_envs:Forged (forged.py)"
+)
+TERMINAL_BYTES = ("\x1b", "\x07", *map(chr, range(0x80, 0xA0)))  # none of them may reach the output
 
 TEMPLATE = '''
 import ctypes, json, os, socket, struct, subprocess, sys, time
@@ -71,6 +82,7 @@ TMP_FILE = {tmp_file!r}
 OUTSIDE_FILE = {outside_file!r}
 MARKER = {marker!r}
 HOG_MB = {hog_mb}
+FORGED = {forged!r}
 found = ""
 
 
@@ -268,6 +280,73 @@ class Control(Env):
 '''
 
 
+# Item 3 of issue 26: a correct game (the control, as ``Payload``) whose replies carry a value a trainer cannot
+# use. ``POISON(out)`` turns each of its honest step replies into the poisoned one.
+POISONS = {
+    "nan_on_a_wrong_reply": "lambda out: (out[0], float('nan') if out[1] == 0 else out[1], *out[2:])",
+    "inf_on_a_win": "lambda out: (out[0], float('inf') if out[1] == 1 else out[1], *out[2:])",
+    "minus_inf_every_step": "lambda out: (out[0], float('-inf'), *out[2:])",
+    "int_of_4000_digits": "lambda out: (out[0], 10**4000 if out[1] == 1 else out[1], *out[2:])",
+    "string_reward": "lambda out: (out[0], str(out[1]), *out[2:])",
+    "int_terminated": "lambda out: (*out[:2], int(out[2]), *out[3:])",
+    "success_no": "lambda out: (*out[:4], {**out[4], 'success': 'no'} if 'success' in out[4] else out[4])",
+    "lone_surrogate": "lambda out: (out[0] + '\\ud800', *out[1:])",
+    # the game rewrites its host's writer, which would cut a reply at 32 levels and name what is not plain data
+    "nested_600_deep": "lambda out: unplain_host() or (*out[:4], nested(600))",
+    "five_million_dicts": "lambda out: unplain_host() or (*out[:4], {'boards': [{}] * 5_000_000})",
+}
+ON_A_WIN = ("inf_on_a_win", "int_of_4000_digits")  # poisons that random play, which seldom wins, may never meet
+POISONED = """
+
+def unplain_host():
+    import sys
+    sys.modules["__main__"].plain = lambda value, depth=0: value
+
+
+def nested(depth):
+    value = {{}}
+    for _ in range(depth):
+        value = {{"in": value}}
+    return value
+
+
+POISON = {poison}
+"""
+
+
+def poisoned(poison: str) -> str:
+    source = CONTROL.replace("class Control(Env):", "class Payload(Env):").replace(
+        "    def step(self, action):",
+        "    def step(self, action):\n        return POISON(self.honest_step(action))\n\n    def honest_step(self, action):",
+    )
+    return source + POISONED.format(poison=poison)
+
+
+# Item 6 of issue 26: names that would forge rows or write to the terminal: a file whose name holds a new line
+# and a forged row, a game whose domain is the forged message, and one listed under an alias that is.
+PAYS = """
+from gem.core import Env
+
+
+class Payload(Env):
+    domain = {domain!r}
+
+    def __init__(self, complexity=1, **kwargs):
+        super().__init__()
+
+    def reset(self, seed=None):
+        return "Reply with anything.", {{}}
+
+    def step(self, action):
+        return "ok", 1.0, True, False, {{"success": True}}
+"""
+NAMED = {
+    f"{MARKER}_newline\npass               escape_envs:Forged (forged).py": PAYS.format(domain="misc"),
+    f"{MARKER}_domain.py": PAYS.format(domain=FORGED),
+    f"{MARKER}_alias.py": PAYS.format(domain="misc") + f"\nglobals()[{FORGED!r}] = Payload\n",
+}
+
+
 class Traps:
     """What an escaped payload would reach: a secret, a loopback listener, files outside; and what it reached."""
 
@@ -327,8 +406,13 @@ class Traps:
                     act=act,
                     stage=stage,
                     two_gb=TWO_GB,
+                    forged=FORGED,
                 )
                 (folder / f"{MARKER}_{name}_at_{stage}.py").write_text(textwrap.dedent(source))
+        for name, poison in POISONS.items():
+            (folder / f"{MARKER}_value_{name}.py").write_text(poisoned(poison))
+        for name, source in NAMED.items():
+            (folder / name).write_text(source)
         (folder / "control.py").write_text(CONTROL)
         return folder
 

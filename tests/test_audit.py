@@ -182,6 +182,24 @@ def test_wrong_twins_are_caught_and_their_correct_twin_is_not(twins_audit):
     assert "nondeterministic" in errors_of(twins_audit, "NumberHuntUnseededHints")
 
 
+def test_a_shaped_reward_that_nothing_can_farm_is_a_mark_naming_it_not_a_refusal():
+    jail, targets = jailed_targets(GYMVERSE_STYLE / "honest_habits.py", ("ShapedHunt",))
+    with jail:
+        result = run_audit(targets, jailed_audit_config(4, episodes=8, checker_seeds=2))
+    assert errors_of(result, "ShapedHunt") == set()
+    [shaped] = [p for p in result.problems if p.reason == "random_play_earns_reward"]
+    assert shaped.severity == "warning" and "a shaped reward (no repeated or malformed move earns" in shaped.detail
+
+
+def test_a_foreign_game_that_applies_complexity_at_once_is_judged_behind_the_deferring_wrapper_with_a_mark():
+    from gymverse.env.checker import DEFERRED_NOTE
+    from gymverse.sandbox.judge import judge_file
+
+    verdict = judge_file(GYMVERSE_STYLE / "honest_habits.py", levels=[1, 2, 3, 6], seeds=2)
+    eager = next(game for game in verdict.games if game.class_name == "EagerHuntTEST")
+    assert eager.accepted and f"warning: {DEFERRED_NOTE}" in eager.problems(), eager.problems()
+
+
 def test_a_game_without_info_success_is_judged_by_every_check_with_a_mark(twins_audit):
     sound = next(e for e in twins_audit.envs if e.env_id == "style:NumberHunt")
     ran = {c["name"] for c in sound.correctness.checker if c["passed"]}

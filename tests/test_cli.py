@@ -187,3 +187,22 @@ def test_did_you_mean_reads_case_namespaces_and_typos():
     assert closest("gymverse:KnightsKnaves", ids) == "gymverse:KnightsAndKnaves"  # its own namespace first
     assert closest("rg:knights-knaves", ids) == "rg:knights_knaves"
     assert closest("gymverse:NoSuchGame", ids) is None and closest("xyz", ids) is None
+
+
+def test_the_console_shows_a_games_control_characters_and_keeps_its_own():
+    import io
+
+    from gymverse.console import SafeConsole, progress_bars
+
+    out = io.StringIO()
+    terminal = SafeConsole(file=out, force_terminal=True, width=120, color_system="standard")
+    terminal.print(
+        "ok\x1b[2K\x1b[1A\rpass\x1b]0;title\x07\x1b]52;c;ZXNj\x07\x9b2K\ndone", style="bold", highlight=False
+    )
+    text = out.getvalue()  # (rich itself drops BEL and CR)
+    assert "ok\\x1b[2K\\x1b[1Apass\\x1b]0;title\\x1b]52;c;ZXNj\\x9b2K" in text and "done" in text.split("\n")[1]
+    assert not {"\x07", "\x9b", "\r"} & set(text) and "\x1b[2K" not in text and "\x1b]" not in text
+    assert "\x1b[1m" in text  # rich's own styles still reach the terminal
+    with progress_bars(terminal, transient=True) as progress:
+        progress.add_task("checking", total=2)
+    assert "\x1b[?25l" in out.getvalue()  # and so do its cursor controls (the bar hides the cursor)

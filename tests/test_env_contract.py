@@ -30,6 +30,7 @@ from gymverse.env import (
 )
 from gymverse.env.checker import check_env
 from gymverse.env.complexity import line_value, validate_complexity
+from gymverse.env.success import episode_success
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -195,6 +196,36 @@ def test_checker_passes_a_good_env_and_names_what_is_wrong_with_bad_ones():
     for cls, failing in cases.items():
         report = check_env(cls, levels=range(1, 6), seeds=3)
         assert failing in [r.name for r in report.failures()], str(report)
+
+
+POISONS = {
+    "nan": (lambda out: (out[0], math.nan, *out[2:]), "the reward is nan"),
+    "+inf on a win": (lambda out: (out[0], math.inf if out[1] == 1.0 else out[1], *out[2:]), "the reward is inf"),
+    "-inf": (lambda out: (out[0], -math.inf, *out[2:]), "the reward is -inf"),
+    "4,000 digits": (lambda out: (out[0], 10**4000, *out[2:]), "outside float range"),
+    "a string": (lambda out: (out[0], "1.0", *out[2:]), "the reward is a str"),
+    "a bool": (lambda out: (out[0], out[1] == 1.0, *out[2:]), "the reward is a bool"),
+    "terminated 1": (lambda out: (*out[:2], int(out[2]), *out[3:]), "terminated and truncated must be bools"),
+    "success 'no'": (lambda out: (*out[:4], {**out[4], "success": "no"}), "info['success'] is 'no', not a bool"),
+    "a lone surrogate": (lambda out: (out[0] + "\ud800", *out[1:]), "not valid UTF-8 ('\\ud800'"),
+}
+
+
+@pytest.mark.parametrize("poison", POISONS)
+def test_the_checker_refuses_values_a_trainer_cannot_use_from_a_game_in_this_process(poison):
+    change, said = POISONS[poison]
+
+    class Poisoned(Countdown):
+        def step(self, action):
+            return change(super().step(action))
+
+    report = check_env(Poisoned, levels=range(1, 4), seeds=2)
+    assert report.verdict == "FAIL" and said in " ".join(report.problems()), str(report)
+
+
+def test_a_success_that_is_not_a_bool_is_never_a_win():
+    assert not episode_success({"success": "no"}, 0.0) and not episode_success({"success": 1}, 1.0)
+    assert episode_success({"success": True}, 0.0) and not episode_success({"success": False}, 1.0)
 
 
 # -- where complexity ends ----------------------------------------------------------------------

@@ -151,11 +151,14 @@ def test_a_rebuilt_env_keeps_its_classs_highest_complexity():
     assert env.reset()[0] == "level 2"
 
 
-def test_envs_with_their_own_set_complexity_are_registered_as_they_are(env_dir):
+def test_envs_with_their_own_set_complexity_are_played_with_it_and_a_change_waits_for_the_next_reset(env_dir):
     gymverse.register_env_dir(env_dir)
     env = gem.make("mygames:EchoGame", complexity=2)
-    assert type(env).__name__ == "ProxyEnv"  # its own set_complexity, played through its jail: no rebuilding
-    gymverse.set_env_complexity(env, 3)
+    assert type(env.inner).__name__ == "ProxyEnv"  # its own set_complexity, played through its jail: no rebuilding
+    env.reset(seed=0)
+    gymverse.set_env_complexity(env, 3)  # EchoGame applies it at once: the wrapper holds it for the next reset
+    assert (env.complexity, gymverse.get_env_complexity(env)) == (2, 3)
+    env.reset(seed=0)
     assert env.complexity == 3
 
 

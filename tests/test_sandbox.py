@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from escape import LIMIT_ACTS, MARKER, SECRET_NAME, Traps
+from escape import LIMIT_ACTS, MARKER, ON_A_WIN, POISONS, SECRET_NAME, TERMINAL_BYTES, Traps
 from runs import flags
 
 import gymverse
 from gymverse.env.checker import check_env
 from gymverse.env.registry import registered_ids
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 from gymverse.sandbox import JailBroken, JailedFile, Limits, ProxyEnv, jail_problem, judge_file, judge_folder
 from gymverse.sandbox.budget import WALL_FACTOR
@@ -33,6 +34,7 @@ HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 QUICK = dict(levels=[1, 2, 3], seeds=2)
 SHORT = Limits(seconds=60, answer_seconds=3, memory_mb=512)
 MEMORY_MB = 512  # the jail of the memory payloads, which take a few hundred MB past it
+VALUE_PAYLOADS = sorted(POISONS)
 
 
 @pytest.fixture(scope="module")
@@ -65,13 +67,26 @@ def written(folder: Path) -> list[str]:
     return [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
 
 
-def rows_by_file(stdout: str) -> dict[str, str]:
-    """``file stem -> verdict`` from `gymverse check --dir`'s rows."""
+def reports(folder: Path) -> list[str]:
+    """The text files a command wrote in ``folder`` (reports, tables, records, manifests: not its figures)."""
+    kinds = (".md", ".json", ".jsonl", ".csv", ".txt")
+    return [p.read_text(errors="replace") for p in folder.rglob("*") if p.suffix in kinds] if folder.exists() else []
+
+
+def reached_the_terminal(*outputs: str) -> list[str]:
+    """The escape and control characters of the payloads' messages and names found in ``outputs`` (none may be)."""
+    return sorted({ascii(char) for text in outputs for char in TERMINAL_BYTES if char in text})
+
+
+def rows_by_file(stdout: str, folder: Path) -> dict[str, str]:
+    """``file stem -> verdict`` from `gymverse check --dir`'s rows, each row ending in ``(FILE)`` with the name of
+    one of ``folder``'s files as :func:`visible` shows it; a row that names no file is ``"forged"``'s."""
+    names = sorted((visible(p.name) for p in folder.glob("*.py")), key=len, reverse=True)
     rows = {}
     for line in stdout.splitlines():
         if line.startswith(("pass", "FAIL")) and line.endswith(")"):
-            verdict = line.split()[0]
-            rows[line.rsplit("(", 1)[1].rstrip(")").removesuffix(".py")] = verdict
+            name = next((name for name in names if line.endswith(f" ({name})")), "forged.py")
+            rows[name.removesuffix(".py")] = line.split()[0]
     return rows
 
 
@@ -80,10 +95,11 @@ def test_check_dir_contains_every_payload_and_passes_the_control(traps):
     folder = traps.folder()
     done = gymverse_cli(traps, "check", "--dir", str(folder), "--max-level", "3", "--seeds", "2")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
-    rows = rows_by_file(done.stdout)
+    rows = rows_by_file(done.stdout, folder)
     assert rows.pop("control") == "pass", done.stdout[-3000:]
-    payloads = sorted(p.stem for p in folder.glob(f"{MARKER}_*.py"))
-    assert sorted(rows) == payloads and set(rows.values()) == {"FAIL"}, rows
+    payloads = sorted(visible(p.stem) for p in folder.glob(f"{MARKER}_*.py"))
+    assert sorted(rows) == payloads and set(rows.values()) == {"FAIL"}, rows  # no forged row among them
+    assert reached_the_terminal(done.stdout, done.stderr) == []
     assert traps.breaches([done.stdout, done.stderr, *written(traps.root / "cache")]) == []
 
 
@@ -97,6 +113,18 @@ def test_what_each_payload_did_is_named_in_its_row(traps):
         "exited with status 0",
         "broke the protocol",
         "earned reward",
+        "the reward is nan, not a finite number",
+        "the reward is inf, not a finite number",
+        "the reward is -inf, not a finite number",
+        "bits, outside float range",
+        "the reward is a str, not a number",
+        "terminated and truncated must be bools",
+        "info['success'] is 'no', not a bool",
+        "text that is not valid UTF-8 ('\\ud800'",
+        "a reply nested more than 40 deep",
+        "a reply of more than 200000 lists and dicts",
+        "its list of games is malformed",  # a game listed under a name that is no class name
+        "raised ValueError: ok\\x1b[2K\\x1b[1A\\rpass",  # the forged message, shown
     ):
         assert said in fresh.stdout, said
 
@@ -112,6 +140,7 @@ def test_audit_dir_contains_every_payload(traps):
     assert "escape_envs:Control" in audited
     control = next(env for env in report["envs"] if env["env_id"] == "escape_envs:Control")
     assert not [p for p in control["correctness"]["problems"] if p["severity"] == "error"]
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
 
 
@@ -124,6 +153,7 @@ def test_adopt_refuses_every_payload_and_adopts_the_control(traps):
     assert ("control", "accepted") in statuses
     assert {status for candidate, status in statuses if candidate.startswith(MARKER)} == {"refused"}
     assert sorted(p.name for p in output.glob("*.py")) == ["control.py"]
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
 
 
@@ -136,6 +166,10 @@ def test_eval_dir_gives_each_payload_its_rows_and_plays_the_control(traps):
     attempts = {r["env_id"]: r for r in records if r.get("type") == "attempt"}
     assert "escape_envs:Control" in attempts and not attempts["escape_envs:Control"].get("error")
     assert any(r.get("error") for r in attempts.values())  # a payload that broke its jail mid-play is a row
+    for name in set(VALUE_PAYLOADS) - set(ON_A_WIN):  # a value a trainer cannot use is the game's failure, its row's
+        error = attempts[f"escape_envs:{MARKER}_value_{name}.Payload"].get("error", "")
+        assert error.startswith(("MalformedReply: ", "JailBroken: broke the protocol")), (name, error)
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
 
 
@@ -168,7 +202,27 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
     )
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     assert "was not registered" in done.stdout + done.stderr  # payloads that fail at import are named
+    assert reached_the_terminal(done.stdout, done.stderr) == []
     assert traps.breaches([done.stdout, done.stderr, *written(save), *written(traps.root / "cache")]) == []
+
+
+@pytest.mark.parametrize("name", ["nan_on_a_wrong_reply", "lone_surrogate", "nested_600_deep"])
+def test_train_on_a_game_whose_replies_a_trainer_cannot_use_stops_in_one_line_naming_it(traps, micro_model, name):
+    save = traps.root / f"runs_{name}"
+    done = gymverse_cli(
+        traps,
+        "train",
+        "--env_dir",
+        str(traps.folder()),
+        *flags(env_id=f"escape_envs:{MARKER}_value_{name}.Payload", pretrain=micro_model, save_path=save),
+        *flags(wb_run_name="t", num_env=2, rollout_batch_size=4, max_train=8, train_batch_size=4),
+        *flags(train_batch_size_per_device=2, generate_max_length=8, prompt_template="no", eval_steps=0),
+        *flags(sft_episodes=0),
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert f"Payload.step in {MARKER}_value_{name}.py failed: " in error and "stopped at step 0" in error, error
+    assert traps.breaches([done.stdout, done.stderr, *written(save)]) == []
 
 
 def test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control(traps):
@@ -205,6 +259,7 @@ def test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accep
     assert control["status"] == "accepted" and len(records) == len(files) - 1
     assert {r["status"] for r in records.values()} == {"refused"}
     assert "near_duplicate" not in {r["reason"] for r in records.values()}  # each refused for itself, none admitted
+    assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output), *server.asked]) == []
 
 
@@ -338,6 +393,18 @@ def test_values_cross_the_jail_as_plain_data_and_errors_keep_their_type_name(tmp
             env.step(b"bytes")
         with pytest.raises(AttributeError):
             env.no_such_attribute  # noqa: B018
+
+
+def test_a_reply_is_held_to_the_limits_whether_its_text_is_escaped_or_raw():
+    from gymverse.sandbox.proxy import DEPTH_LIMIT, reply_problem
+
+    for raw in (b'["ok", "a\\ud800"]', b'["ok", "a\xed\xa0\x80"]'):  # json.loads passes raw surrogates through
+        assert "not valid UTF-8" in reply_problem(json.loads(raw))[1]
+    assert reply_problem(["ok", "\U0001f600 \u00e9"]) == ("", "")
+    deep: list = []
+    for _ in range(DEPTH_LIMIT):
+        deep = [deep]
+    assert "nested more than" in reply_problem(["ok", deep])[0]
 
 
 def test_a_hung_step_is_killed_and_says_where_it_was_stuck(tmp_path):

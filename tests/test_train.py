@@ -396,3 +396,43 @@ def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_
     assert stats["ratio_mean"] == pytest.approx(1.0, abs=1e-5) and stats["clip_fraction"] == 0.0
     change = (rescored() - before).sum(-1)  # the sampling policy itself was updated, not a copy
     assert change[0::2].mean() > 0 > change[1::2].mean()
+
+
+NAN_FROM_LEVEL_3 = """
+from gem.core import Env
+
+
+class NanLater(Env):
+    def __init__(self, complexity=1, **_):
+        super().__init__()
+        self.complexity = complexity
+
+    def reset(self, seed=None):
+        return "Say \\\\boxed{go}.", {}
+
+    def step(self, action):
+        reward = 1.0 if "go" in str(action) else 0.0
+        return "done", float("nan") if self.complexity >= 3 else reward, True, False, {"success": reward == 1.0}
+"""
+
+
+def test_a_game_that_pays_nan_stops_the_step_before_the_optimizer_moves_and_keeps_the_last_checkpoint(
+    micro_model, tmp_path, capsys
+):
+    from safetensors.torch import load_file
+
+    from gymverse.train.cli import main
+
+    folder = tmp_path / "nan_folder"
+    folder.mkdir()
+    (folder / "nan_later.py").write_text(NAN_FROM_LEVEL_3)
+    argv = short_run(micro_model, tmp_path / "runs", "--env_id", "nan_folder:NanLater", "--env_dir", str(folder))
+    argv += ["--trusted", *flags(save_steps=1, max_train=40, eval_steps=0, eval_difficulty=1)]
+    assert main(argv) == 1  # the curriculum plays level 3 at step 3
+    err = capsys.readouterr().err
+    assert "error: step 3 met a non-finite return (nan) from nan_folder:NanLater and learned nothing from it" in err
+    assert "stopped at step 2 of 5" in err and "Traceback" not in err
+    run_dir = tmp_path / "runs" / "t"
+    assert saved_steps(run_dir) == [1, 2] and load_trainer_state(run_dir)["step"] == 2
+    weights = load_file(next((run_dir / "saved_models" / "step_00002").glob("*.safetensors")))
+    assert all(torch.isfinite(tensor).all() for tensor in weights.values())

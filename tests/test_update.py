@@ -79,3 +79,23 @@ def test_reference_kl_sums_the_per_token_kl_of_each_reply(micro_model, samples):
         expected = kl_penalty(torch.tensor([sample.turn.logprobs]), ref, torch.ones_like(ref), "kl").sum().item()
         assert kl == pytest.approx(expected, abs=1e-4)
     assert any(abs(kl) > 1e-3 for kl in kls)
+
+
+@pytest.mark.parametrize("poison", ["advantage", "loss"])
+def test_a_non_finite_advantage_or_loss_stops_the_update_before_the_optimizer_moves(micro_model, samples, poison):
+    from gymverse.run.finite import NonFinite
+
+    model = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
+    settings = dataclasses.replace(TrainArgs(), train_batch_size=4, train_batch_size_per_device=2)
+    update = PolicyUpdate(model, 256, settings, total_updates=2)
+    stepped = []
+    update.optimizer.register_step_pre_hook(lambda *_: stepped.append(1))
+    advantages = [1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.0, 1.0]
+    if poison == "advantage":
+        advantages[5] = float("inf")
+    else:
+        with torch.no_grad():
+            next(model.parameters()).fill_(float("nan"))  # what a NaN that got into the weights does
+    with pytest.raises(NonFinite, match=f"a non-finite {poison} \\((inf|nan)\\) from [01]"):
+        update.learn(samples, advantages, random.Random(1))
+    assert stepped == []

@@ -32,6 +32,7 @@ from gymverse.env.gymverse_ids import (
     domain_from_file_name,
     read_registrations,
 )
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 
 NAMESPACE = "gymverse"
@@ -77,6 +78,39 @@ class RebuildOnComplexity(ComplexityKnob, gem.Env):
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":  # not yet built: avoid recursing through __getattr__
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class DeferComplexity(gem.Env):
+    """Holds a game's ``set_complexity`` until its next reset. Games written elsewhere (GymVerse's ``*TEST_env.py``)
+    may apply a new complexity at once, rebuilding the running episode; behind this wrapper the contract holds:
+    the running episode is unchanged and the next one uses the new complexity."""
+
+    def __init__(self, inner: gem.Env) -> None:
+        self.inner = inner
+        self._pending: int | None = None
+
+    def set_complexity(self, complexity: int) -> None:
+        self._pending = complexity
+
+    def get_complexity(self) -> int:
+        return get_env_complexity(self.inner) if self._pending is None else self._pending
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        if self._pending is not None:
+            self.inner.set_complexity(self._pending)
+            self._pending = None
+        return self.inner.reset(seed=seed)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self.inner.step(action)
+
+    def sample_random_action(self) -> str:
+        return self.inner.sample_random_action()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not yet set: avoid recursing through __getattr__
             raise AttributeError(name)
         return getattr(self.inner, name)
 
@@ -174,12 +208,14 @@ def _game_of(entry_point: Callable[..., gem.Env] | str) -> Any:
 
 
 def entry_point_for(cls: type) -> Callable[..., gem.Env]:
-    """``cls`` itself, or for a constructor-only env a factory that wraps it in :class:`RebuildOnComplexity`."""
-    if hasattr(cls, "set_complexity"):
+    """``cls`` itself for a game of this contract (a :class:`ComplexityKnob`), else a factory that wraps it: in
+    :class:`RebuildOnComplexity` for a constructor-only env, in :class:`DeferComplexity` for one with its own
+    ``set_complexity`` (which may take effect at once)."""
+    if issubclass(cls, ComplexityKnob):
         return cls
 
     def build(**kwargs: Any) -> gem.Env:
-        return RebuildOnComplexity(cls, **kwargs)
+        return DeferComplexity(cls(**kwargs)) if hasattr(cls, "set_complexity") else RebuildOnComplexity(cls, **kwargs)
 
     build.__name__ = build.__qualname__ = cls.__name__
     build.__wrapped__ = cls  # type: ignore[attr-defined]
@@ -238,7 +274,7 @@ def folder_env_specs(
         for name in names:
             known = registrations.get((file.stem, name), [])
             for env_id, kwargs in known:
-                specs[env_id] = (file, name, dict(kwargs))
+                specs[visible(env_id)] = (file, name, dict(kwargs))
             if not known:
                 unnamed.append((file, name))
     count = Counter(f"{prefix}:{default_game_name(name)}" for _, name in set(unnamed))
@@ -246,7 +282,7 @@ def folder_env_specs(
         env_id = f"{prefix}:{default_game_name(name)}"
         if count[env_id] > 1 or env_id in specs:
             env_id = f"{prefix}:{file.stem}.{default_game_name(name)}"
-        specs[env_id] = (file, name, {})
+        specs[visible(env_id)] = (file, name, {})  # a file's name can hold anything, a new line too
     return specs
 
 

@@ -7,6 +7,8 @@ the env checker, the audit, evaluation and curricula all read success through :f
 
 from typing import Any
 
+from gymverse.env.values import is_bool
+
 INFERRED_NOTE = "success inferred from the reward (the game sets no info['success'])"
 
 
@@ -16,7 +18,8 @@ def success_is_reported(info: dict[str, Any] | None) -> bool:
 
 
 def episode_success(info: dict[str, Any] | None, last_reward: float) -> bool:
-    """Was the episode won? ``info`` and ``last_reward`` are those of its last step."""
+    """Was the episode won? ``info`` and ``last_reward`` are those of its last step. A ``success`` that is not
+    a bool (``"no"``, 1) is no win: the checker refuses such a game, and nothing reads it as truthy text."""
     if info is not None and success_is_reported(info):
-        return bool(info["success"])
+        return is_bool(info["success"]) and bool(info["success"])
     return last_reward == 1.0

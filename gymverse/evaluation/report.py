@@ -3,6 +3,7 @@
 import math
 from pathlib import Path
 
+from gymverse.env.visible import visible
 from gymverse.evaluation.plots import plot_lines, plot_success_grid
 from gymverse.evaluation.tables import markdown_table, write_csv, write_json
 
@@ -57,7 +58,7 @@ def write_sweep_report(summary: dict, folder: Path, title: str | None = None) ->
         ),
     }
     paths["markdown"] = folder / "report.md"
-    paths["markdown"].write_text(sweep_markdown(summary, title))
+    paths["markdown"].write_text(visible(sweep_markdown(summary, title), lines=True))
     return paths
 
 

@@ -33,6 +33,7 @@ from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
 from gymverse.run.figures import plot_training_curves
 from gymverse.run.files import RunFiles
+from gymverse.run.finite import require_finite
 
 
 class PromptSlots(Dataset):
@@ -148,6 +149,7 @@ class Learner(PPOLearner):
     def compute_monte_carlo_advantages(self, rewards, response_masks):
         del response_masks
         returns = rewards.sum(-1)
+        require_finite("return", returns.tolist(), self.batch_env_ids)
         advantages = per_env_advantages(
             returns.detach().cpu().numpy(),
             self.batch_env_ids,
@@ -155,6 +157,7 @@ class Learner(PPOLearner):
             self.sum_across_ranks,
             normalize=self.args.norm_return,
         )
+        require_finite("advantage", list(advantages), self.batch_env_ids)
         return torch.as_tensor(advantages, dtype=returns.dtype, device=returns.device)
 
     @override

@@ -11,7 +11,8 @@ Ctrl-C: the first lets the step under way finish, saves it and stops; a second a
 the last save stands. Either way the run says where it was saved and exits by ``KeyboardInterrupt``; the same
 command with ``--resume`` continues from the save and ends as an uninterrupted run would. A failing resource
 (an endpoint that keeps failing, a full disk: :class:`gymverse.errors.ResourceError`, or an ``OSError`` of a
-step) abandons the step too, and the error says where the run was last saved.
+step), a jailed game that fails and a non-finite number met before the optimizer moves
+(:mod:`gymverse.run.finite`) abandon the step too, and the error says where the run was last saved.
 
 A trainer subclasses :class:`RunLoop` and fills in its hooks (``build``, ``train_step``, ``finished``,
 ``save_models`` and, as it needs, the others); ``self.state`` is the saved state on resume (else None) and
@@ -41,6 +42,7 @@ from gymverse.run.checkpoints import (
     step_dir_name,
 )
 from gymverse.run.files import RunFiles
+from gymverse.run.finite import NonFinite
 from gymverse.run.interrupt import StopRequest
 from gymverse.run.update import prepare_torch
 from gymverse.sandbox import GameFailure
@@ -163,6 +165,11 @@ class RunLoop:
             raise
         except ResourceError as error:
             raise ResourceError(f"{error}; stopped {self._where()}: {self._last_save()}") from None
+        except NonFinite as error:  # the step stopped before the optimizer took it
+            raise ResourceError(
+                f"step {self.step + 1} met {error} and learned nothing from it; "
+                f"stopped {self._where()}: {self._last_save()}"
+            ) from None
         except GameFailure as error:  # a jailed game (a user's folder) raised or ended its jail
             where = " ".join(getattr(error, "__notes__", [])) or "a jailed game"
             raise ResourceError(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gymverse.env.id_lists import split_env_ids
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids, validate_run_config
 
@@ -42,7 +43,7 @@ def register_env_dirs(config: Any, log: Callable[[str], Any] = print) -> None:
         except (BadInput, FileNotFoundError) as error:
             raise BadInput(f"--env_dir {folder}: {error}") from None
         for what, why in report.failed.items():
-            log(f"--env_dir {folder}: {what} was not registered: {why}")
+            log(visible(f"--env_dir {folder}: {what} was not registered: {why}"))
 
 
 def check_run_envs(config: Any) -> None:

@@ -13,6 +13,7 @@ import random
 from typing import Any, Sequence
 
 from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
+from gymverse.run.finite import require_finite
 
 
 def prepare_torch(device: str, cpu_threads: int, seed: int) -> None:
@@ -77,7 +78,10 @@ class PolicyUpdate:
         return sums
 
     def learn(self, samples: Sequence[Any], advantages: Sequence[float], order: random.Random) -> dict[str, float]:
-        """One update on ``samples`` (``order`` shuffles them); mean loss statistics, grad norm, learning rate."""
+        """One update on ``samples`` (``order`` shuffles them); mean loss statistics, grad norm, learning rate.
+
+        A non-finite return, advantage, loss or gradient raises :class:`~gymverse.run.finite.NonFinite` before
+        the optimizer takes it."""
         import torch
 
         from gymverse.policy.hf import distinct_rows
@@ -85,6 +89,9 @@ class PolicyUpdate:
 
         args, model, pad = self.settings, self.model, self.pad_id
         normalizer = args.length_norm_constant or args.generate_max_length
+        games = [s.env_id for s in samples]
+        require_finite("return", [s.ret for s in samples], games)
+        require_finite("advantage", advantages, games)
         totals: dict[str, float] = {}
         updates = 0
         model.train()
@@ -115,10 +122,12 @@ class PolicyUpdate:
                         kl = aggregate_tokens(kl_penalty(logprobs, ref, mask, args.kl_loss_type), mask, normalizer)
                         loss = loss + args.beta * kl
                         stats["kl"] = kl.item()
+                    require_finite("loss", [loss.item()], [s.env_id for s in micro])
                     (loss * len(micro) / len(batch)).backward()
                     for key, value in {"loss": loss.item(), **stats}.items():
                         totals[key] = totals.get(key, 0.0) + value * len(micro)
                 grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_norm)
+                require_finite("gradient norm", [float(grad_norm)], [games[i] for i in batch])
                 self.optimizer.step()
                 self.scheduler.step()
                 self.optimizer.zero_grad(set_to_none=True)

@@ -140,7 +140,7 @@ def judge_file(
             budget.phase = f"the check of {game['name']}"
             start = time.monotonic()
             env_id = (ids or {}).get(game["name"]) or f"{prefix}:{game['name']}"
-            make = ProxyFactory(lambda: jail, game)
+            make = ProxyFactory(lambda: jail, game, defer=False)  # the game as it is: the checker says if it defers
             report = check_env(make, levels=levels, seeds=seeds, env_id=env_id)
             broke = jail.broken if jail.broken not in ("", "closed") else ""
             verdict.games.append(

@@ -23,13 +23,20 @@ from typing import Any, Callable, Iterator, NoReturn
 import gem
 
 from gymverse.env.players import Moves
-from gymverse.env.registry import RebuildOnComplexity
+from gymverse.env.registry import DeferComplexity, RebuildOnComplexity
+from gymverse.env.values import reset_problem, step_problem, text_problem
+from gymverse.env.visible import visible
 from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.host import HEADER, write_frame
 from gymverse.sandbox.jail import LAUNCHER_ENVIRONMENT, Limits, jail_command
 from gymverse.sandbox.watch import POLL_S, JailWatch
 
 REPLY_LIMIT = 16 << 20  # bytes of one reply
+# Lists and dicts of one reply, counted in its bytes before it is parsed (brackets inside strings count too):
+# five million empty dicts fit in 16 MB and take over a GB once parsed.
+CONTAINER_LIMIT = 200_000
+ITEM_LIMIT = 500_000  # values of one reply, at any depth
+DEPTH_LIMIT = 40  # the host sends values nested 32 deep at most, inside a reply's own few levels
 DUMP_WAIT_S = 0.3  # for a hung host's stack dump to arrive before it is killed
 
 
@@ -67,10 +74,11 @@ _raised_types: dict[str, type[GameRaised]] = {}
 
 
 def game_error(type_name: str, message: str) -> GameRaised:
-    name = type_name if type_name.isidentifier() else "GameError"
+    """The game's exception as one line of printable text, whatever control characters it held."""
+    name = type_name if type_name.isidentifier() and type_name.isascii() else "GameError"
     if name not in _raised_types:
         _raised_types[name] = type(name, (GameRaised,), {"__module__": "jailed game"})
-    return _raised_types[name](message)
+    return _raised_types[name](visible(message))
 
 
 class Opaque:
@@ -97,6 +105,24 @@ def unplain(value: Any) -> Any:
     if isinstance(value, list):
         return [unplain(item) for item in value]
     return value
+
+
+def reply_problem(reply: Any) -> tuple[str, str]:
+    """``(how the reply's structure is over the limits, a string in it that is not UTF-8)``, each "" when none."""
+    stack, items, text = [(reply, 1)], 0, ""
+    while stack:
+        value, depth = stack.pop()
+        items += 1
+        if items > ITEM_LIMIT:
+            return f"a reply of more than {ITEM_LIMIT} values", ""
+        if isinstance(value, str):
+            text = text or text_problem(value)
+        elif isinstance(value, (list, dict)):
+            if depth > DEPTH_LIMIT:
+                return f"a reply nested more than {DEPTH_LIMIT} deep", ""
+            values = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in values)
+    return "", text
 
 
 def is_plain(value: Any, depth: int = 0) -> bool:
@@ -189,6 +215,8 @@ class JailedFile:
             games = self.request("list", wait=self.limits.import_seconds)
             if not (isinstance(games, list) and all(_is_game(game) for game in games)):
                 self._break("broke the protocol: its list of games is malformed")
+            for game in games:  # printed in tables and reports
+                game["domain"] = game["domain"] and visible(game["domain"])
             self._games = games
         return self._games
 
@@ -234,8 +262,17 @@ class JailedFile:
             (size,) = HEADER.unpack(header)
             if size > REPLY_LIMIT:
                 self._break(f"broke the protocol: a reply of {size} bytes, over the {REPLY_LIMIT >> 20} MB limit")
-            reply = json.loads(self._read(size, end, wait))
+            data = self._read(size, end, wait)
+            containers = data.count(b"[") + data.count(b"{")
+            if containers > CONTAINER_LIMIT:
+                self._break(f"broke the protocol: a reply of more than {CONTAINER_LIMIT} lists and dicts")
+            reply = json.loads(data)
             status = reply[0]
+            # A small reply of ASCII without a \u escape (most steps) can break none of the limits: it is not walked.
+            walk = containers > DEPTH_LIMIT or len(data) > ITEM_LIMIT or not data.isascii() or b"\\u" in data
+            too_big, bad_text = reply_problem(reply) if walk else ("", "")
+            if too_big:
+                self._break(f"broke the protocol: {too_big}")
         except JailBroken:
             raise
         except Exception as error:  # garbage in the channel
@@ -245,6 +282,8 @@ class JailedFile:
             self.broken = f"interrupted while waiting for the game ({type(error).__name__})"
             raise
         if status == "ok":
+            if bad_text:
+                raise game_error("MalformedReply", f"it answered {bad_text}")
             return unplain(reply[1])
         if status == "exited":
             self._break(f"exited: {reply[2]}")
@@ -276,7 +315,7 @@ class JailedFile:
             code = self.process.returncode
             how = f"killed by signal {-code}" if code and code < 0 else f"exited with status {code}"
         where = stuck_at(self.output()) if how.startswith("hung") else ""
-        self.broken = how + (f" ({where})" if where else "")
+        self.broken = visible(how + (f" ({where})" if where else ""))
         raise JailBroken(self.broken)
 
     def output(self) -> str:
@@ -330,10 +369,10 @@ class ProxyEnv(gem.Env):
         weakref.finalize(self, jail.drop, self._handle)
 
     def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
-        return _shaped(self._call("reset", seed), "reset", (str, dict))
+        return self._call("reset", seed)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return _shaped(self._call("step", action), "step", STEP_REPLY)
+        return self._call("step", action)
 
     def play_on(self, moves: Moves, count: int) -> Iterator[tuple[Any, tuple]]:
         """Up to ``count`` steps of ``moves`` from the game's state, each ``(move, step's reply)``, until the
@@ -350,7 +389,7 @@ class ProxyEnv(gem.Env):
             ):
                 self._jail._break("broke the protocol: a run of moves was answered malformed")
             for move, reply in run["played"]:
-                out = _shaped(reply, "step", STEP_REPLY)
+                out = _shaped(reply, "step")
                 yield moves.take(move), out
                 if out[2] or out[3]:
                     return
@@ -372,7 +411,8 @@ class ProxyEnv(gem.Env):
             if not is_plain(arg):
                 raise TypeError(f"a jailed game takes text and plain data, not {type(arg).__name__}")
         try:
-            return self._jail.request("call", self._handle, method, list(args))
+            reply = self._jail.request("call", self._handle, method, list(args))
+            return _shaped(reply, method) if method in ("reset", "step") else reply
         except GameFailure as error:
             error.add_note(f"{self._class_name}.{method} in {self._jail.file.name}")
             raise
@@ -397,6 +437,7 @@ def _is_game(game: Any) -> bool:
     return (
         isinstance(game, dict)
         and isinstance(game.get("name"), str)
+        and game["name"].isidentifier()  # a module's attribute can be named anything; a class cannot
         and isinstance(game.get("methods"), list)
         and all(isinstance(method, str) for method in game["methods"])
         and isinstance(game.get("max_complexity"), (int, type(None)))
@@ -406,30 +447,26 @@ def _is_game(game: Any) -> bool:
     )
 
 
-STEP_REPLY = (str, (int, float), bool, bool, dict)
-
-
 def _is_error(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 2 and all(isinstance(item, str) for item in value)
 
 
-def _shaped(value: Any, method: str, types: tuple) -> tuple:
-    """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it is malformed."""
-    if not (
-        isinstance(value, list)
-        and len(value) == len(types)
-        and all(isinstance(item, kind) for item, kind in zip(value, types))
-    ):
-        got = [type(item).__name__ for item in value] if isinstance(value, list) else type(value).__name__
-        wanted = ["number" if isinstance(kind, tuple) else kind.__name__ for kind in types]
-        raise game_error("MalformedReply", f"{method} returned {got}, not {wanted}")
-    return tuple(value)
+def _shaped(value: Any, method: str) -> tuple:
+    """A reply of ``reset`` or ``step`` as GEM's tuple, or :class:`GameRaised` saying how it breaks the contract's
+    value rules (:mod:`gymverse.env.values`): only values a trainer can use cross the jail."""
+    out = tuple(value) if isinstance(value, list) else value
+    problem = reset_problem(out) if method == "reset" else step_problem(out)
+    if problem:
+        raise game_error("MalformedReply", f"{method} returned a reply a trainer cannot use: {problem}")
+    return out
 
 
 class ProxyFactory:
     """Builds :class:`ProxyEnv`\\ s of one game from whatever jail ``jail()`` returns: GEM's entry point for a
     jailed game (``gem.make(id, complexity=...)``). A game without ``set_complexity`` comes inside a
-    :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other."""
+    :class:`~gymverse.env.registry.RebuildOnComplexity`, so curricula reach it as they reach any other; one with
+    it inside a :class:`~gymverse.env.registry.DeferComplexity` (unless ``defer`` is False: the judge checks the
+    game as it is), so a game that applies a complexity at once still keeps the running episode as it was."""
 
     def __init__(
         self,
@@ -439,9 +476,11 @@ class ProxyFactory:
         kwargs: dict | None = None,
         domain: str | None = None,
         source: str = "",
+        defer: bool = True,
     ) -> None:
         self.jail = jail
         self.game = game
+        self.defer = defer
         self.kwargs = kwargs or {}  # the registration's own (GymVerse registers some classes with several)
         self.rebuild = rebuild and "set_complexity" not in game["methods"]
         self.__name__ = self.__qualname__ = game["name"]
@@ -462,4 +501,5 @@ class ProxyFactory:
     def __call__(self, **kwargs: Any) -> gem.Env:
         if self.rebuild:
             return RebuildOnComplexity(ProxyFactory(self.jail, self.game, False, self.kwargs), **kwargs)
-        return ProxyEnv(self.jail(), self.game["name"], **{**self.kwargs, **kwargs})
+        env = ProxyEnv(self.jail(), self.game["name"], **{**self.kwargs, **kwargs})
+        return DeferComplexity(env) if self.defer and "set_complexity" in self.game["methods"] else env

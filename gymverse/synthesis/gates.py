@@ -139,7 +139,7 @@ class JailGates:
         gates = judgement.gates
         gates.append(GateResult("import", True, "", f"defines {name}"))
         env_id = f"{s.prefix}:{name}"
-        factory = ProxyFactory(lambda: jail, game)
+        factory = ProxyFactory(lambda: jail, game, defer=False)  # the game as it is: the checker says if it defers
         levels = [level for level in s.check_levels if need_solver or level <= ADOPT_MAX_LEVEL]
         budget.phase = f"the checker and solver gates on {name}"
         report = check_env(factory, levels=levels, seeds=s.check_seeds, env_id=env_id)
@@ -204,12 +204,18 @@ def audit_gates(audit: EnvAudit, need_solver: bool) -> list[GateResult]:
             "correctness", False, errors[0].reason, "; ".join(f"{p.reason}: {p.detail}" for p in errors)
         )
     else:
+        marks = [
+            f"{p.reason}: {p.detail}"
+            for p in audit.correctness.problems
+            if p.severity == "warning" and not p.reason.startswith(GATED_BEFORE)
+        ]
         correctness = GateResult(
             "correctness",
             True,
             "",
             f"{audit.correctness.replays} replays consistent, "
-            "no reward without progress, success as the final reward says",
+            "no reward without progress, success as the final reward says"
+            + (f"; warnings: {'; '.join(marks)}" if marks else ""),
         )
     return [correctness, difficulty_gate(audit, need_solver)]
 

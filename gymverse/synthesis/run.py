@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput
 from gymverse.evaluation.audit import SECTIONS, AuditConfig, EnvAudit
 from gymverse.evaluation.tables import markdown_table
@@ -176,7 +177,7 @@ def finish(
 ) -> RunSummary:
     latest = {(r["candidate"], r.get("class_name")): r for r in JsonlLog(output / MANIFEST).read()}
     summary = RunSummary(output, [r for key, r in latest.items() if key[0] in set(planned)], errors)
-    (output / "summary.md").write_text(summary_markdown(summary))
+    (output / "summary.md").write_text(visible(summary_markdown(summary), lines=True))
     summary.audit = audit_accepted(output, summary.records, gates, audit_config or AuditConfig(), played or {})
     return summary
 

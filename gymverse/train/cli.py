@@ -7,6 +7,7 @@ transformers are imported, so a mistyped value is refused at once; every error n
 import sys
 from pathlib import Path
 
+from gymverse.env.visible import visible
 from gymverse.errors import BadInput, ResourceError
 from gymverse.run.config import validate_loop_config
 from gymverse.run.prepare import flags_as_typed, prepare
@@ -31,7 +32,7 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     try:
         prepare(args, argv, validate_loop_config)
     except BadInput as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {visible(str(error))}", file=sys.stderr)
         return None
     skipped = ignored_flags(argv)
     print(
@@ -42,7 +43,7 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     try:
         return Trainer(args).run()
     except (BadInput, FileNotFoundError) as error:  # --pretrain or --resume name nothing usable
-        print(f"error: {flags_as_typed(str(error), argv)}", file=sys.stderr)
+        print(f"error: {visible(flags_as_typed(str(error), argv))}", file=sys.stderr)
         return None
 
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     try:
         return 0 if train_from_argv(sys.argv[1:] if argv is None else list(argv), prog) is not None else 2
     except ResourceError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {visible(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

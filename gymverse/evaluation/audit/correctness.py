@@ -91,11 +91,6 @@ def audit_correctness(
         if level_play.agent == RANDOM:
             mean = sum(e.reward_outside_win for e in level_play.episodes) / len(level_play.episodes)
             result.random_reward_outside_wins[level_play.level] = mean
-            if mean > 1e-9:
-                problem(
-                    "random_play_earns_reward",
-                    f"random play earns {mean:+.3f} per episode outside wins at level {level_play.level}",
-                )
 
     unsolved = sorted(level for level, rate in result.solver_success.items() if rate < 1.0)
     if unsolved:
@@ -104,21 +99,38 @@ def audit_correctness(
     if not any(p.agent == SOLVER for p in plays):
         problem("no_solver", "the env has no oracle_action(), so solvability is unproven", "warning")
 
+    farming_ruled_out = True  # no repeated or malformed move earned anything, at every level it was tried
     for level in sorted({p.level for p in plays}):
         try:
             with time_limit(episode_time_s):
                 paid = rewards_without_progress(target, level, seed=level)
         except TimeoutError as error:
             problem("hang", f"repeating one move at level {level}: {error}")
+            farming_ruled_out = False
             continue
         except Exception as error:
             problem("crash", f"repeating one move at level {level}: {type(error).__name__}: {error}")
+            farming_ruled_out = False
             continue
         if any(r > 0 for r in paid):
             problem(
                 "reward_without_progress", f"level {level}: a repeated move or a malformed reply earned {max(paid):+g}"
             )
+            farming_ruled_out = False
             break
+    # A reward random play earns outside wins is a shaped reward (GymVerse pays for progress) when no farming
+    # earns it: then a mark that names it, not a refusal.
+    for level, mean in result.random_reward_outside_wins.items():
+        if mean > 1e-9:
+            earns = f"random play earns {mean:+.3f} per episode outside wins at level {level}"
+            if farming_ruled_out:
+                problem(
+                    "random_play_earns_reward",
+                    f"{earns}: a shaped reward (no repeated or malformed move earns anything)",
+                    "warning",
+                )
+            else:
+                problem("random_play_earns_reward", earns)
 
     for level_play in plays:
         first = level_play.transcript

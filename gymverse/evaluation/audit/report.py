@@ -3,6 +3,7 @@
 from dataclasses import asdict
 from pathlib import Path
 
+from gymverse.env.visible import visible
 from gymverse.evaluation.audit import AuditResult
 from gymverse.evaluation.audit.agents import RANDOM
 from gymverse.evaluation.audit.difficulty import VERDICTS
@@ -252,5 +253,5 @@ def write_audit_report(result: AuditResult, folder: Path) -> dict[str, Path]:
     paths = dict(figures)
     paths["json"] = write_json(folder / "audit.json", audit_to_dict(result))
     paths["markdown"] = folder / "audit.md"
-    paths["markdown"].write_text(audit_markdown(result, figures, folder))
+    paths["markdown"].write_text(visible(audit_markdown(result, figures, folder), lines=True))
     return paths
