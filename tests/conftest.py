@@ -1,9 +1,11 @@
 """Shared by all tests: reproducible Hypothesis examples, a cache of the run's own, the groups that keep an expensive
 fixture on one worker, the built-in tiny model and a one-layer micro model."""
 
+import json
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -14,10 +16,11 @@ settings.register_profile("reproducible", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
-# Module fixtures that take tens of seconds to build (a synthesis run, an audit, a judged folder). pytest-xdist
-# (pytest.ini: --dist loadgroup) sends the tests that use one of them to a single worker, so it is built once;
-# every other test goes to whichever worker is free.
+# Module fixtures that take tens of seconds to build (a synthesis run, an audit, a judged folder). The tests that
+# use one of them run on a single pytest-xdist worker, so that it is built once; every other test goes to
+# whichever worker is free. (xdist's own `xdist_group` marks are lost under pytest 9, whose node ids they edit.)
 SHARED_BUILDS = {"scripted_run", "audit", "twins_audit", "judged", "oat_sources"}
+GROUPS = "GYMVERSE_TEST_GROUPS"  # the file where the workers leave each grouped test's group for the scheduler
 
 
 def pytest_configure(config):
@@ -25,10 +28,38 @@ def pytest_configure(config):
     run: what a test lists, judges or builds never comes from, or lands in, the user's ~/.cache."""
     if hasattr(config, "workerinput"):
         return
-    folder = tempfile.mkdtemp(prefix="gymverse-test-cache-")
+    folder = tempfile.mkdtemp(prefix="gymverse-tests-")
     os.environ.pop("GYMVERSE_CACHE", None)
-    os.environ["XDG_CACHE_HOME"] = folder
+    os.environ["XDG_CACHE_HOME"] = os.path.join(folder, "cache")
+    os.environ[GROUPS] = os.path.join(folder, "groups.json")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Like `--dist load`, except that the tests in one group of :data:`SHARED_BUILDS` go to one worker together."""
+    if config.getvalue("dist") != "load":  # -n's default; another --dist asked for is left to xdist
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedBuildScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            if not hasattr(self, "groups"):  # read once every worker has collected, when the first test is sent
+                self.groups = json.loads(Path(os.environ[GROUPS]).read_text())
+            return self.groups.get(nodeid, nodeid)
+
+    return SharedBuildScheduling(config, log)
+
+
+def write_groups(items):
+    groups = {}
+    for item in items:
+        shared = sorted(SHARED_BUILDS.intersection(getattr(item, "fixturenames", ())))
+        if shared:
+            groups[item.nodeid] = f"{item.module.__name__}.{shared[0]}"
+    path = Path(os.environ[GROUPS])
+    staging = path.with_name(f"{path.name}.{os.getpid()}")
+    staging.write_text(json.dumps(groups))
+    os.replace(staging, path)  # the workers collect the same tests: whichever writes last writes the same map
 
 
 # The tests that run a whole command, a training run or the escape suite end to end: 10 s to 2 min each on a
@@ -90,11 +121,8 @@ SLOW = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     for item in items:
-        for name in SHARED_BUILDS.intersection(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}.{name}"))
         if getattr(item, "originalname", None) in SLOW.get(item.module.__name__, ()):
             item.add_marker(pytest.mark.slow)
     collected = {(item.module.__name__, getattr(item, "originalname", None)) for item in items}
@@ -102,6 +130,8 @@ def pytest_collection_modifyitems(items):
     if stale and {module for module, _ in collected} >= set(SLOW):
         raise pytest.UsageError(f"tests/conftest.py's SLOW names tests that no longer exist: {', '.join(stale)}")
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: slow first, else as collected
+    if hasattr(config, "workerinput") and GROUPS in os.environ:
+        write_groups(items)
 
 
 @pytest.fixture(scope="session")
