@@ -1,6 +1,11 @@
-"""Shared by all tests: reproducible Hypothesis examples, the built-in tiny model and a one-layer micro model."""
+"""Shared by all tests: reproducible Hypothesis examples, a cache of the run's own, the groups that keep an expensive
+fixture on one worker, the built-in tiny model and a one-layer micro model."""
 
+import json
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -10,6 +15,123 @@ from hypothesis import settings
 settings.register_profile("reproducible", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
+
+# Module fixtures that take tens of seconds to build (a synthesis run, an audit, a judged folder). The tests that
+# use one of them run on a single pytest-xdist worker, so that it is built once; every other test goes to
+# whichever worker is free. (xdist's own `xdist_group` marks are lost under pytest 9, whose node ids they edit.)
+SHARED_BUILDS = {"scripted_run", "audit", "twins_audit", "judged", "oat_sources"}
+GROUPS = "GYMVERSE_TEST_GROUPS"  # the file where the workers leave each grouped test's group for the scheduler
+
+
+def pytest_configure(config):
+    """One gymverse cache for the whole run, shared by its workers (they inherit the environment) and by no other
+    run: what a test lists, judges or builds never comes from, or lands in, the user's ~/.cache."""
+    if hasattr(config, "workerinput"):
+        return
+    folder = tempfile.mkdtemp(prefix="gymverse-tests-")
+    os.environ.pop("GYMVERSE_CACHE", None)
+    os.environ["XDG_CACHE_HOME"] = os.path.join(folder, "cache")
+    os.environ[GROUPS] = os.path.join(folder, "groups.json")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Like `--dist load`, except that the tests in one group of :data:`SHARED_BUILDS` go to one worker together."""
+    if config.getvalue("dist") != "load":  # -n's default; another --dist asked for is left to xdist
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedBuildScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            if not hasattr(self, "groups"):  # read once every worker has collected, when the first test is sent
+                self.groups = json.loads(Path(os.environ[GROUPS]).read_text())
+            return self.groups.get(nodeid, nodeid)
+
+    return SharedBuildScheduling(config, log)
+
+
+def write_groups(items):
+    groups = {}
+    for item in items:
+        shared = sorted(SHARED_BUILDS.intersection(getattr(item, "fixturenames", ())))
+        if shared:
+            groups[item.nodeid] = f"{item.module.__name__}.{shared[0]}"
+    path = Path(os.environ[GROUPS])
+    staging = path.with_name(f"{path.name}.{os.getpid()}")
+    staging.write_text(json.dumps(groups))
+    os.replace(staging, path)  # the workers collect the same tests: whichever writes last writes the same map
+
+
+# The tests that run a whole command, a training run or the escape suite end to end: 10 s to 2 min each on a
+# quiet 2-core machine. They are marked `slow` (`pytest -m "not slow"` is the quick loop) and start first, so
+# that no worker is left with a long one at the end.
+SLOW = {
+    "test_cli": ["test_bad_input_is_refused_before_torch_loads"],
+    "test_code_style": ["test_the_core_type_checks"],
+    "test_evaluation": ["test_a_tiny_model_sweep_stopped_and_resumed_logs_what_an_uninterrupted_one_does"],
+    "test_experiments": [
+        "test_a_half_finished_run_resumes_from_its_checkpoint",
+        "test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_done",
+        "test_every_study_runs_end_to_end_on_the_smoke_budget",
+    ],
+    "test_genenv_budget": [
+        "test_games_runs_evaluate_the_agent_online_as_the_perpo_trainer_does",
+        "test_schedules_are_sized_for_the_budget_and_hold_their_last_rate",
+        "test_the_run_ends_once_the_budget_is_spent_whatever_a_step_plays",
+    ],
+    "test_genenv_failures": [
+        "test_a_failing_environment_endpoint_stops_the_run_in_one_line_and_resume_ends_it_as_if_nothing_happened",
+        "test_a_full_disk_is_one_line_and_the_last_save_stays_whole",
+        "test_a_log_line_the_disk_cannot_take_stops_the_step_and_resume_redoes_it",
+    ],
+    "test_genenv_keys": ["test_genenvs_launch_script_runs_with_its_keys_and_overrides"],
+    "test_genenv_loop": [
+        "test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
+        "test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one",
+        "test_ctrl_c_finishes_the_step_saves_and_resume_ends_like_an_uninterrupted_run",
+        "test_env_dir_registers_a_folder_of_games_for_the_run",
+        "test_game_space_end_to_end_with_a_garbage_writing_environment_policy",
+        "test_uniform_specs_train_the_agent_with_perpo",
+    ],
+    "test_gymverse_evaluation": [
+        "test_bad_settings_stop_the_script_with_one_line",
+        "test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates",
+    ],
+    "test_policy": ["test_a_shared_prompt_read_once_scores_and_trains_as_each_row_read_whole"],
+    "test_sandbox": [
+        "test_adopt_refuses_every_payload_and_adopts_the_control",
+        "test_audit_dir_contains_every_payload",
+        "test_check_dir_contains_every_payload_and_passes_the_control",
+        "test_eval_dir_gives_each_payload_its_rows_and_plays_the_control",
+        "test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control",
+        "test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control",
+        "test_what_each_payload_did_is_named_in_its_row",
+    ],
+    "test_synthesis": [
+        "test_adopt_copies_only_what_passes_and_marks_games_without_a_solver",
+        "test_each_candidate_gets_the_right_verdict",
+        "test_resume_after_a_kill_loses_and_repeats_nothing",
+    ],
+    "test_train": [
+        "test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one",
+        "test_a_short_run_leaves_logs_checkpoints_state_and_figure",
+        "test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_from_where",
+        "test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model",
+    ],
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if getattr(item, "originalname", None) in SLOW.get(item.module.__name__, ()):
+            item.add_marker(pytest.mark.slow)
+    collected = {(item.module.__name__, getattr(item, "originalname", None)) for item in items}
+    stale = [f"{module}::{name}" for module, names in SLOW.items() for name in names if (module, name) not in collected]
+    if stale and {module for module, _ in collected} >= set(SLOW):
+        raise pytest.UsageError(f"tests/conftest.py's SLOW names tests that no longer exist: {', '.join(stale)}")
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: slow first, else as collected
+    if hasattr(config, "workerinput") and GROUPS in os.environ:
+        write_groups(items)
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,23 @@ def test_the_console_script_is_the_command_line():
     assert (module, name) == (main.__module__, main.__name__)
 
 
+def test_setup_py_only_hands_over_to_pyproject():
+    """GymVerse's install runs ``pip install -e .`` beside a setup.py: ours declares nothing of its own."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    assert [(call.func.id, call.args, call.keywords) for call in calls] == [("setup", [], [])]
+
+
+def test_gymverses_gpu_install_runs_word_for_word_here():
+    """The README gives GymVerse's three install commands as they are, and each file they name is here."""
+    block = "conda env create -f environment.yml\nconda activate gymverse-gpu\npip install -r requirements.txt\npip install -e .\n"
+    assert f"```bash\n{block}```" in (ROOT / "README.md").read_text()
+    for name in ("environment.yml", "requirements.txt", "pyproject.toml", "setup.py"):
+        assert (ROOT / name).is_file(), name
+    # deepspeed and flash-attn build against the installed torch: the conda environment turns build isolation off
+    assert 'PIP_NO_BUILD_ISOLATION: "0"' in (ROOT / "environment.yml").read_text()
+
+
 def import_graph() -> dict[str, set[str]]:
     """gymverse's subpackages and top-level modules (``gymverse.a.b`` counts as ``gymverse.a``) -> those their
     code imports, inside functions included. ``gymverse/__init__.py`` is left out: it re-exports."""

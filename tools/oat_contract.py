@@ -94,7 +94,7 @@ GYMVERSE_COMMAND = (
     "--wb_project PROJECT"
 )
 # The GPU install files: each must pin these exactly where it names them, as oat-llm's metadata does.
-GPU_FILES = (REPO_ROOT / "environment.yml", REPO_ROOT / "requirements-gpu.txt")
+GPU_FILES = (REPO_ROOT / "environment.yml", REPO_ROOT / "requirements.txt")
 GPU_STACK = ("torch", "vllm", "transformers", "deepspeed", "flash-attn", "oat-llm", "gem-llm")
 _PIN = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*([^\s;#,]+)")
 _CONDA_PYTHON = re.compile(r"^\s*-\s*python\s*=+\s*([0-9.]+)\s*$", re.MULTILINE)
