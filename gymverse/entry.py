@@ -11,7 +11,7 @@ import functools
 import io
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from gymverse.errors import BadInput, ResourceError
@@ -102,14 +102,14 @@ def _deferred(function: Callable[..., object]) -> Callable[..., object]:
 
 
 def call_with_flags(
-    target: Callable[..., object] | dict[str, Callable[..., object]], argv: Sequence[str], prog: str
+    target: Callable[..., object] | Mapping[str, Callable[..., object]], argv: Sequence[str], prog: str
 ) -> object:
     """Parse ``argv`` into the arguments of ``target`` (a function, or subcommands by name) with tyro, usage errors
     as :class:`BadInput` (:func:`parse_flags`), then call it and return what it returns."""
     import tyro
 
     def parse() -> object:
-        if isinstance(target, dict):
+        if isinstance(target, Mapping):
             commands = {name: _deferred(function) for name, function in target.items()}
             return tyro.extras.subcommand_cli_from_dict(commands, args=list(argv), prog=prog)
         return tyro.cli(_deferred(target), args=list(argv), prog=prog)
