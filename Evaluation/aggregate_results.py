@@ -7,10 +7,10 @@ the mean over categories) and summary_report.csv (one row per checkpoint and cat
 prints the table.
 """
 
+import sys
 from pathlib import Path
 
-import tyro
-
+from gymverse.entry import call_with_flags, run_command
 from gymverse.errors import BadInput
 from gymverse.evaluation.aggregate import find_results, summary_report, summary_table, unfinished_sweeps, write_summary
 from gymverse.evaluation.commands import console, exits_on_bad_input
@@ -42,4 +42,4 @@ def main(results_dir: Path = Path("results"), output_dir: Path = Path("results")
 
 
 if __name__ == "__main__":
-    tyro.cli(main)
+    sys.exit(run_command(lambda: call_with_flags(main, sys.argv[1:], "Evaluation/aggregate_results.py")))

@@ -3,10 +3,12 @@
 python Evaluation/compare_results.py eval/base eval/step_100 eval/step_200 --output eval/comparison
 """
 
+import sys
 from pathlib import Path
 
 import tyro
 
+from gymverse.entry import call_with_flags, run_command
 from gymverse.evaluation.checkpoints import checkpoint_name
 from gymverse.evaluation.commands import console, exits_on_bad_input
 from gymverse.evaluation.compare import compare_runs
@@ -26,4 +28,4 @@ def main(folders: tyro.conf.Positional[list[Path]], output: Path = Path("eval-co
 
 
 if __name__ == "__main__":
-    tyro.cli(main)
+    sys.exit(run_command(lambda: call_with_flags(main, sys.argv[1:], "Evaluation/compare_results.py")))

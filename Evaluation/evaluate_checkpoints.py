@@ -7,12 +7,12 @@ Each checkpoint's sweep goes to ``OUTPUT/<name>/`` and resumes if interrupted; t
 ``OUTPUT/comparison.{csv,md}`` with ``models_success_vs_complexity.png`` and ``models_per_env.png``.
 """
 
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
-import tyro
-
+from gymverse.entry import call_with_flags, run_command
 from gymverse.errors import BadInput
 from gymverse.evaluation.checkpoints import checkpoint_name, find_checkpoints, read_checkpoint_list
 from gymverse.evaluation.commands import console, exits_on_bad_input
@@ -65,4 +65,4 @@ def main(
 
 
 if __name__ == "__main__":
-    tyro.cli(main)
+    sys.exit(run_command(lambda: call_with_flags(main, sys.argv[1:], "Evaluation/evaluate_checkpoints.py")))

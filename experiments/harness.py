@@ -15,7 +15,7 @@ harness
 Everything is resumable: a run with ``result.json`` is skipped, a run with a trainer state continues
 with the trainer's ``--resume``, a warm start or sweep that is there is reused. ``write_report`` puts
 ``results.json`` (every number, the study's command and each run's trainer command), ``table.md`` and
-``figure.png`` in ``fig/experiments/<study>/``.
+``figure.png`` in ``experiments-output/<budget>/fig/<study>/`` (the README's copies are in ``fig/experiments/``).
 """
 
 import contextlib
@@ -24,6 +24,7 @@ import math
 import os
 import shutil
 import sys
+import textwrap
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -32,7 +33,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parents[1]
-FIG_ROOT = REPO / "fig" / "experiments"
 RESULT = "result.json"
 GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]  # the games a study trains on and sweeps unless it names others
 
@@ -84,6 +84,7 @@ class Study:
     curve_levels: list[int] = field(default_factory=lambda: [1, 3])  # levels of the online evaluation during training
     flags: dict[str, Any] = field(default_factory=dict)  # TrainArgs fields shared by every arm
     budget: Budget = FULL
+    table_by: str = ""  # the table's columns: "levels" or "envs" (default: levels when there are several)
     # the study's own reading of its results: (aggregated arms, runs) -> findings for results.json and the table
     findings: Callable[[dict, list[dict]], dict] | None = None
 
@@ -394,10 +395,9 @@ def write_report(
     command: str,
     seconds: float,
     load: dict[str, str],
-    out: Path | None = None,
+    out: Path,
 ) -> Path:
-    """``results.json``, ``table.md`` and ``figure.png`` of the study in ``out`` (fig/experiments/<study>)."""
-    out = Path(out or FIG_ROOT / study.name)
+    """``results.json``, ``table.md`` and ``figure.png`` of the study in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     arms = aggregate(study, results)
     findings = study.findings(arms, results) if study.findings else {}
@@ -424,7 +424,7 @@ def write_report(
 
 def table(study: Study, arms: dict, n_seeds: int) -> str:
     """Markdown: one row per arm, held-out success mean +- std over seeds, overall and per level or game."""
-    key = "levels" if len(study.eval_levels) > 1 else "envs"
+    key = columns_of(study)
     columns = list(next(iter(arms.values()))[key]) if arms else []
     names = [f"level {c}" for c in columns] if key == "levels" else [c.split(":")[-1] for c in columns]
     lines = [
@@ -438,14 +438,43 @@ def table(study: Study, arms: dict, n_seeds: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def columns_of(study: Study) -> str:
+    return study.table_by or ("levels" if len(study.eval_levels) > 1 else "envs")
+
+
+def training_curves(results: list[dict], arm: str) -> dict[str, list[tuple[int, float]]]:
+    """Per training game: (step, success while training) of the arm, averaged over its seeds."""
+    points: dict[str, dict[int, list[float]]] = {}
+    for run in results:
+        if run["arm"] == arm:
+            for record in run["training"]:
+                points.setdefault(record["env_id"], {}).setdefault(record["step"], []).append(
+                    record["mean_episode_success"]
+                )
+    return {env: [(s, sum(v) / len(v)) for s, v in sorted(steps.items())] for env, steps in points.items()}
+
+
 def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
-    """Left: held-out success per level (or game) after training; right: held-out success against episodes."""
+    """Top: held-out success per level (or game) after training, and held-out success against episodes;
+    below: success while training, one panel per training game."""
     from gymverse.run.figures import pyplot, save_figure
 
     plt = pyplot()
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    key = "levels" if len(study.eval_levels) > 1 else "envs"
+    games = sorted({record["env_id"] for run in results for record in run["training"]})
+    fig = plt.figure(figsize=(11, 8 if games else 4))
+    grid = fig.add_gridspec(2 if games else 1, max(len(games), 2))
+    half = max(len(games), 2) // 2
+    left, right = fig.add_subplot(grid[0, :half]), fig.add_subplot(grid[0, half:])
+    for i, game in enumerate(games):
+        panel = fig.add_subplot(grid[1, i])
+        for name in arms:
+            line = training_curves(results, name).get(game, [])
+            panel.plot([s for s, _ in line], [v for _, v in line], label=name)
+        panel.set_title(game, fontsize=9)
+        panel.set_xlabel("training step")
+        panel.set_ylabel("success while training (sampled)")
+        panel.legend(fontsize=7)
+    key = columns_of(study)
     columns = list(next(iter(arms.values()))[key]) if arms else []
     for name, arm in arms.items():
         means, stds = zip(*(arm[key][c] for c in columns)) if columns else ((), ())
@@ -460,7 +489,7 @@ def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
     right.set_ylabel("held-out success (online evaluation)")
     left.legend(fontsize=8)
     right.legend(fontsize=8)
-    fig.suptitle(f"{study.name}: {study.claim}", fontsize=9)
+    fig.suptitle(textwrap.fill(f"{study.name}: {study.claim}", 150), fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -482,7 +511,10 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
     parser.add_argument("--jobs", type=int, default=1, help="runs trained side by side (one CPU core each)")
     parser.add_argument("--root", type=Path, default=None, help="run folders (default experiments-output/)")
     parser.add_argument(
-        "--out", type=Path, default=None, help="results.json, table.md, figure.png (default fig/experiments/<study>)"
+        "--out",
+        type=Path,
+        default=None,
+        help="results.json, table.md, figure.png (default <root>/fig/<study>; fig/experiments/ holds the README's copies)",
     )
     parser.add_argument("--pretrain", default=None, help="model to warm-start (default the built-in tiny)")
     parser.add_argument(
@@ -490,7 +522,7 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
         type=int,
         default=None,
         help="PERPO steps per run instead of the study's own "
-        "(runs go to experiments-output/full-steps<N>, results to fig/experiments/<study>-steps<N>)",
+        "(runs go to experiments-output/full-steps<N>, results to experiments-output/full-steps<N>/fig/<study>-steps<N>)",
     )
     options = parser.parse_args(argv)
     study = make_study(QUICK if options.quick else FULL)
@@ -504,7 +536,7 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
     budget_name = ("quick" if options.quick else "full") + ("" if options.steps is None else f"-steps{options.steps}")
     root = options.root or REPO / "experiments-output" / budget_name
     folder = study.name + ("" if options.steps is None else f"-steps{options.steps}")
-    out = options.out or (root / "fig" / folder if options.quick else FIG_ROOT / folder)
+    out = options.out or root / "fig" / folder  # never the committed copy in fig/experiments
     if options.jobs < 1 or not options.seeds:
         print("error: --jobs must be >= 1 and --seeds needs at least one seed", file=sys.stderr)
         return 2

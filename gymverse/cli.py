@@ -1,6 +1,5 @@
 """The ``gymverse`` command line: thin wrappers that parse, call the library and print."""
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Callable
@@ -10,8 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from gymverse.console import console, progress_bars
+from gymverse.entry import call_with_flags, run_command
 from gymverse.env.visible import visible
-from gymverse.errors import BadInput, ResourceError
+from gymverse.errors import BadInput
 from gymverse.evaluation.commands import audit_command, eval_command
 from gymverse.evaluation.options import FLAT, EnvSelection
 from gymverse.run.sft import sft_command
@@ -251,18 +251,9 @@ def main(argv: list[str] | None = None) -> None:
         from gymverse.genenv.cli import main as genenv_main
 
         sys.exit(genenv_main(argv[1:], prog="gymverse genenv"))
-    try:
-        tyro.extras.subcommand_cli_from_dict(COMMANDS, args=argv, prog="gymverse")
-    except (BadInput, ValueError, FileNotFoundError) as error:
-        if os.environ.get("GYMVERSE_DEBUG"):
-            raise
-        console.print(f"[red]error:[/red] {escape(str(error))}")
-        sys.exit(2)
-    except ResourceError as error:  # an endpoint that keeps failing, a full disk
-        console.print(f"[red]error:[/red] {escape(str(error))}")
-        sys.exit(1)
-    except BrokenPipeError:  # the reader stopped early (`gymverse envs | head`): not an error of ours
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
+    status = run_command(lambda: call_with_flags(COMMANDS, argv, "gymverse"), argv)
+    if status:
+        sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ class Episode:
     episode_return: float = 0.0
     length: int = 0  # number of turns
     ended_by: str = "terminated"  # one of ENDED_BY
+    copy: int = 0  # the copy of the env group that played it
 
 
 def collect_episodes(
@@ -94,7 +95,7 @@ def collect_episodes(
     begun: list[Episode] = []
 
     def begin(i: int) -> None:
-        episode = Episode(env_id=env_id, complexity=getattr(envs[i].unwrapped, "complexity", None))
+        episode = Episode(env_id=env_id, complexity=getattr(envs[i].unwrapped, "complexity", None), copy=i)
         if sample_seeds is not None:
             streams[i] = random.Random(sample_seeds[len(begun)])
         running[i] = episode

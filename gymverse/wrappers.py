@@ -1,6 +1,6 @@
 """Variants of a game for the studies of what makes an environment good to learn from.
 
-Both are GEM wrappers (``gem.core.EnvWrapper``) that change what the agent sees or earns, never the
+All are GEM wrappers (``gem.core.EnvWrapper``) that change what the agent sees or earns, never the
 game underneath, so the solver (``env.unwrapped.oracle_action()``) and complexity
 (``gymverse.set_env_complexity``) reach the game as usual:
 
@@ -15,6 +15,8 @@ game underneath, so the solver (``env.unwrapped.oracle_action()``) and complexit
   "valid / invalid move" and, at the end, "won / lost"; ``none`` removes it. The first observation
   (rules and task) and the rewards stay as they are; with ``plain`` and ``none`` the agent has to
   remember the game itself, so use them with a history wrapper such as GEM's ``concat_with_action``.
+* :class:`RewardScale`: every reward multiplied by a constant (``reward-x10``), for the normalization study:
+  the same game, its returns on another scale.
 
 :func:`register_variant` registers a wrapped copy of a registered id under its own id
 (``buggy:gymverse:MailSorter``, ``feedback-plain:gymverse:MailSorter``, ...), so trainers, sweeps and the
@@ -113,8 +115,24 @@ def plain_feedback(reward: float, done: bool, info: dict[str, Any]) -> str:
     return text
 
 
+class RewardScale(gem.core.EnvWrapper):
+    """Every reward times ``factor``; observations, success and the game itself unchanged."""
+
+    def __init__(self, env: gem.Env, factor: float) -> None:
+        super().__init__(env)
+        self.factor = factor
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        return self.env.reset(seed=seed)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return observation, reward * self.factor, terminated, truncated, info
+
+
 VARIANTS: dict[str, Callable[..., gem.Env]] = {
     "buggy": BuggyTwin,
+    "reward-x10": lambda env: RewardScale(env, 10.0),
     **{f"feedback-{design}": (lambda env, d=design: FeedbackDesign(env, d)) for design in FEEDBACK_DESIGNS},
 }
 

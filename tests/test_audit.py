@@ -132,7 +132,7 @@ def test_audit_command_rejects_an_unknown_section(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         audit_command(EnvSelection(["gymverse:PeakFinder"]), output=tmp_path / "out", skip=["style"])
     assert exit_info.value.code == 2
-    assert "--skip" in capsys.readouterr().out
+    assert "--skip" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

@@ -397,7 +397,7 @@ def test_evaluate_checkpoints_refuses_a_bad_list_entry_before_loading_anything(t
         script.main(envs=EnvSelection([ENV]), checkpoints=listing, output=tmp_path / "out")
     assert exit_info.value.code == 2
     assert (
-        f"--checkpoints {listing}: 'runs/nowhere/step_1' is not a Hugging Face model folder" in capsys.readouterr().out
+        f"--checkpoints {listing}: 'runs/nowhere/step_1' is not a Hugging Face model folder" in capsys.readouterr().err
     )
     assert not (tmp_path / "out").exists()
 

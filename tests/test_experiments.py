@@ -6,13 +6,13 @@ import gem
 import pytest
 
 import gymverse  # noqa: F401  (registers the built-in games)
-from experiments import complexity, correctness, data_efficiency, feedback, scale
+from experiments import complexity, correctness, data_efficiency, feedback, normalization, scale
 from experiments.harness import QUICK, Budget, curve, episodes_to_reach, main, mean_curve, mean_std
 from gymverse.env import registered_ids
 from gymverse.env.success import episode_success
 from gymverse.evaluation.audit import AuditConfig, run_audit
 from gymverse.evaluation.targets import target_for
-from gymverse.wrappers import BuggyTwin, FeedbackDesign, register_variant
+from gymverse.wrappers import BuggyTwin, FeedbackDesign, RewardScale, register_variant
 
 
 def solve(env, seed: int = 0):
@@ -142,6 +142,18 @@ def test_an_unknown_feedback_design_is_refused():
 
 
 # -- harness ----------------------------------------------------------------------------------------
+def test_a_scaled_reward_is_the_games_reward_times_the_factor_and_nothing_else():
+    plain, scaled = gem.make("gymverse:MailSorter"), RewardScale(gem.make("gymverse:MailSorter"), 10.0)
+    assert plain.reset(seed=3) == scaled.reset(seed=3)
+    penalty = plain.step("\\boxed{nonsense}")[1]
+    assert penalty < 0 and scaled.step("\\boxed{nonsense}")[1] == pytest.approx(10 * penalty)
+    for _ in range(3):
+        action = plain.unwrapped.oracle_action()
+        mine, theirs = plain.step(action), scaled.step(action)
+        assert theirs[1] == pytest.approx(10 * mine[1])
+        assert (mine[0], *mine[2:]) == (theirs[0], *theirs[2:])
+
+
 def test_budget_levels_thin_to_the_first_and_last():
     assert Budget(max_levels=2).levels(list(range(1, 11))) == [1, 10]
     assert Budget(max_levels=3).levels([1, 2, 3, 4, 5]) == [1, 3, 5]
@@ -197,6 +209,7 @@ def test_data_efficiency_reads_the_episodes_each_schedule_needs():
         feedback.feedback_study,
         scale.scale_study,
         data_efficiency.data_efficiency_study,
+        normalization.normalization_study,
     ],
 )
 def test_every_study_names_registered_games_and_arms_with_the_same_budget(study):
@@ -264,7 +277,10 @@ def test_a_half_finished_run_resumes_from_its_checkpoint(micro_model, tmp_path):
     assert second["training"][0] == first["training"][0]
 
 
-@pytest.mark.parametrize("study", [complexity.complexity_study, feedback.feedback_study, scale.scale_study])
+@pytest.mark.parametrize(
+    "study",
+    [complexity.complexity_study, feedback.feedback_study, scale.scale_study, normalization.normalization_study],
+)
 def test_every_study_runs_end_to_end_on_the_smoke_budget(study, micro_model, tmp_path):
     argv = ["--quick", "--seeds", "0", "--pretrain", str(micro_model), "--root", str(tmp_path), "--out", str(tmp_path)]
     assert main(study, argv) == 0

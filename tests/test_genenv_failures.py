@@ -94,7 +94,7 @@ def test_a_failing_environment_endpoint_stops_the_run_in_one_line_and_resume_end
     with ScriptedServer(endpoint_script(FAULTS[what])) as server:
         assert genenv_main(endpoint_run(server.url, tmp_path / "b")) == 1
         url, port = server.url, server.server_address[1]
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     run = tmp_path / "b" / "t"
     [line] = [line for line in out.splitlines() if line.startswith("error:")]
     assert line.startswith(f"error: endpoint {url} (model scripted): {what} (2 tries); stopped at step 2 of 4: ")
@@ -130,7 +130,7 @@ def test_a_full_disk_is_one_line_and_the_last_save_stays_whole(tmp_path, monkeyp
     monkeypatch.setattr(torch, "save", save_until_the_disk_is_full)
     capsys.readouterr()
     assert genenv_main(uniform_run(tmp_path / "b")) == 1
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     run = tmp_path / "b" / "t"
     [line] = [line for line in out.splitlines() if line.startswith("error:")]
     assert line.startswith(f"error: cannot save step 3 in {run} (") and "MB free on its disk): [enforce fail" in line
@@ -158,7 +158,7 @@ def test_a_log_line_the_disk_cannot_take_stops_the_step_and_resume_redoes_it(tmp
     assert genenv_main(uniform_run(tmp_path / "b")) == 1
     assert (
         "error: step 3: [Errno 28] No space left on device; stopped at step 2 of 4: the run was last saved"
-        in capsys.readouterr().out
+        in capsys.readouterr().err
     )
     monkeypatch.setattr(RunFiles, "append", append)
     assert genenv_main(uniform_run(tmp_path / "b", "--resume")) == 0
@@ -186,7 +186,7 @@ def test_a_prompt_over_the_length_limit_is_refused_at_load_by_its_row_number(mic
         "no",
     ]
     assert genenv_main(argv + ["data.max_prompt_length=64"]) == 2
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert (
         f"error: data.train_files={tmp_path / 'train.parquet'}: row 2: its prompt is 1000000 tokens, over "
         "data.max_prompt_length=64; veRL refuses it too"

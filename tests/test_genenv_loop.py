@@ -120,8 +120,8 @@ def games_argv(agent, env_model, out, *extra):
 )
 def test_bad_keys_are_one_line_and_exit_2(argv, message, capsys):
     assert genenv_main(argv) == 2
-    out = capsys.readouterr().out
-    assert message in out and "Traceback" not in out
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
 
 
 def test_a_parquet_without_genenv_columns_is_refused_by_name(tmp_path, capsys):
@@ -130,7 +130,7 @@ def test_a_parquet_without_genenv_columns_is_refused_by_name(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         gymverse_main(["genenv", f"data.train_files={bad}", f"trainer.default_local_dir={tmp_path}"])
     assert exit_.value.code == 2
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert "data.train_files" in out and str(bad) in out and "missing column(s) prompt, reward_model" in out
 
 
@@ -441,4 +441,4 @@ def test_a_vllm_environment_model_is_loaded_by_the_projects_loader_and_prompted_
 
 def test_an_env_model_that_names_no_policy_is_refused_by_its_flag(tmp_path, capsys):
     assert genenv_main(games_argv("oracle", "vllm:/no/such/folder", tmp_path)) == 2
-    assert "--env_model" in capsys.readouterr().out
+    assert "--env_model" in capsys.readouterr().err

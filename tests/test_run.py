@@ -27,9 +27,18 @@ from gymverse.errors import BadInput
 from gymverse.perpo import normalize_per_env
 from gymverse.run.checkpoints import STATE_FILE, resolve_run_dir, resume_point, save_run_state
 from gymverse.run.config import RunConfig, eval_settings, validate_run_config
-from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
+from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, advantages_of, per_env_advantages
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed, plan_step, play_until, step_env_ids, take, trainable, turn_samples
+from gymverse.run.plan import (
+    env_group_seed,
+    group_seeds,
+    plan_step,
+    play_until,
+    step_env_ids,
+    take,
+    trainable,
+    turn_samples,
+)
 
 ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 
@@ -252,6 +261,37 @@ def test_advantages_are_normalized_within_each_environment_of_a_mixed_batch():
     returns, ids = [s.ret for s in samples], [s.env_id for s in samples]
     adv = per_env_advantages(returns, ids, EnvTable(["a", "b"]))
     assert adv.tolist() == pytest.approx([0.0, 0.0, -1.0, 1.0], abs=1e-6)  # "a": returns 1, 1; "b": 5, 7
+
+
+def test_the_three_normalization_scopes_share_a_mean_over_env_batch_and_group():
+    episodes = [make_episode("a", [0.0]), make_episode("a", [10.0]), make_episode("b", [0.0]), make_episode("b", [1.0])]
+    for copy, episode in enumerate(episodes):
+        episode.copy = copy % 2 * 2 + copy // 2  # a: copies 0 and 2, b: copies 1 and 3
+    samples, table = turn_samples(episodes, 1.0), EnvTable(["a", "b"])
+    per_env = advantages_of(samples, table, scope="env")
+    assert per_env == pytest.approx([-1, 1, -1, 1], abs=1e-6)  # each game's own scale
+    batch = advantages_of(samples, table, scope="batch")
+    assert batch[3] - batch[2] < 0.3 < per_env[3] - per_env[2]  # b's win is lost beside a's larger returns
+    # groups of two copies: {a's copy 0, b's copy 1} is not a group, since a group is one game's
+    group = advantages_of(samples, table, scope="group", group_size=2)
+    assert group == pytest.approx([0, 0, 0, 0], abs=1e-6)  # every (game, block) holds one episode here
+    assert advantages_of(samples, table, scope="group", group_size=4) == pytest.approx(per_env, abs=1e-6)
+    assert advantages_of(samples, table, normalize=False, scope="batch") == [0.0, 10.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="env, batch or group"):
+        advantages_of(samples, table, scope="rank")
+
+
+def test_copies_in_one_block_of_group_size_share_their_reset_seed():
+    assert group_seeds(100, 6, 1) == 100  # copy i gets 100 + i
+    assert group_seeds(100, 6, 3) == [100, 100, 100, 101, 101, 101]
+
+
+def test_group_flags_are_checked():
+    validate_run_config(RunConfig(norm_scope="group", group_size=4, num_env=8))
+    with pytest.raises(BadInput, match="--group_size of 2 or more"):
+        validate_run_config(RunConfig(norm_scope="group"))
+    with pytest.raises(BadInput, match=r"--group_size must lie in \[1, --num_env \(8\)\]"):
+        validate_run_config(RunConfig(group_size=9, num_env=8))
 
 
 # -- one step's plan -------------------------------------------------------------------------------

@@ -114,3 +114,17 @@ def test_ctrl_c_finishes_or_abandons_the_step_and_resume_ends_like_an_uninterrup
     assert f"Resumed from step {saved} " in capsys.readouterr().out
     assert counted(run_dir) == counted(straight)
     assert load_trainer_state(run_dir)["total"] == load_trainer_state(straight)["total"]
+
+
+def test_ctrl_c_while_the_run_is_set_up_stops_at_once_before_any_step(tmp_path, capsys):
+    class SlowSetUp(Counter):
+        def build(self) -> None:  # as a warm start would: Ctrl-C arrives in the middle of it
+            super().build()
+            os.kill(os.getpid(), signal.SIGINT)
+            self.built = True
+
+    loop = SlowSetUp(config(tmp_path), progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        loop.run()
+    assert not hasattr(loop, "built") and loop.step == 0 and loop.evaluated == []
+    assert "Stopped at step 0 of 6: nothing was saved yet" in capsys.readouterr().out

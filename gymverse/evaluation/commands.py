@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable
 
 from gymverse.console import console, progress_bars
+from gymverse.entry import run_command
 from gymverse.errors import BadInput
 from gymverse.evaluation.options import FLAT, EnvSelection, EvalSelection, SweepOptions
 
@@ -16,15 +17,14 @@ def _warn(line: str) -> None:
 
 
 def exits_on_bad_input(command: Callable[..., None]) -> Callable[..., None]:
-    """Bad input ends the command with its message and exit status 2, not a traceback."""
+    """Bad input ends the command as every command ends it (:mod:`gymverse.entry`), also when it is called
+    from Python: its message on stderr and ``SystemExit(2)``, not a traceback."""
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> None:
-        try:
-            command(*args, **kwargs)
-        except BadInput as error:
-            console.print(f"[red]error:[/red] {error}")
-            raise SystemExit(2) from None
+        status = run_command(lambda: command(*args, **kwargs))
+        if status:
+            raise SystemExit(status)
 
     return run
 

@@ -21,9 +21,9 @@ from typing import Annotated, Any, Callable
 import tyro
 
 from gymverse.console import console
+from gymverse.entry import call_with_flags, run_command
 from gymverse.errors import BadInput
 from gymverse.evaluation.checkpoints import checkpoint_name, read_checkpoint_list
-from gymverse.evaluation.commands import exits_on_bad_input
 from gymverse.evaluation.metrics import progressive_levels
 from gymverse.evaluation.options import SweepOptions
 from gymverse.evaluation.sweep import SweepConfig, load, run_sweep
@@ -294,4 +294,4 @@ def main(
 
 
 if __name__ == "__main__":
-    tyro.cli(exits_on_bad_input(main))
+    sys.exit(run_command(lambda: call_with_flags(main, sys.argv[1:], "python -m gymverse.evaluation.multi_model")))

@@ -7,13 +7,9 @@ A failing endpoint or a full disk is one line and exit status 1, Ctrl-C exits wi
 said where it was last saved.
 """
 
-import os
 import sys
 
-from rich.markup import escape
-
-from gymverse.console import console
-from gymverse.errors import BadInput, ResourceError
+from gymverse.entry import parse_flags, run_command
 from gymverse.genenv.config import GenEnvArgs, validate_genenv_args
 from gymverse.genenv.keys import FLAG_KEYS, genenv_argv
 from gymverse.run.prepare import flags_as_typed, prepare
@@ -34,7 +30,7 @@ def parse_genenv_args(argv: list[str], prog: str | None = None) -> GenEnvArgs:
         print(f"GenEnv: ignoring hardware-only keys: {' '.join(hardware)}")
     if unknown:
         print(f"GenEnv: ignoring keys that are not GenEnv's: {' '.join(unknown)}")
-    return tyro.cli(GenEnvArgs, args=flags, prog=prog, description=DESCRIPTION)
+    return parse_flags(lambda: tyro.cli(GenEnvArgs, args=flags, prog=prog, description=DESCRIPTION), prog or "genenv")
 
 
 def as_typed(message: str, argv: list[str]) -> str:
@@ -47,24 +43,14 @@ def as_typed(message: str, argv: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str | None = "gymverse genenv") -> int:
-    """Run ``argv``; the exit status (2: bad input, 130: stopped by Ctrl-C)."""
+    """Run ``argv``; the exit status (:mod:`gymverse.entry`: 2 bad input, 1 a failing resource, 130 Ctrl-C)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    try:
+
+    def run() -> None:
         args = parse_genenv_args(argv, prog)
         prepare(args, argv, validate_genenv_args, plays_games=args.task_space == "games")
         from gymverse.genenv.loop import GenEnvRun  # torch: only once the flags are known to be good
 
         GenEnvRun(args).run()
-    except (BadInput, ValueError, FileNotFoundError) as error:
-        if os.environ.get("GYMVERSE_DEBUG"):
-            raise
-        console.print(f"[red]error:[/red] {escape(as_typed(str(error), argv))}")
-        return 2
-    except ResourceError as error:
-        console.print(f"[red]error:[/red] {escape(str(error))}")
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except SystemExit as exit_:  # tyro's --help and usage errors
-        return int(exit_.code or 0)
-    return 0
+
+    return run_command(run, argv, lambda message: as_typed(message, argv))

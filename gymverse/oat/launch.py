@@ -7,6 +7,7 @@ import tyro
 from oat.args import default_args_validation
 from oat.interface import get_program, lp
 
+from gymverse.entry import parse_flags, run_command
 from gymverse.errors import BadInput
 from gymverse.oat.actor import Actor
 from gymverse.oat.args import OATPerpoArgs
@@ -18,13 +19,15 @@ from gymverse.run.sft import warm_start
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The exit status (:mod:`gymverse.entry`: 2 bad input, 1 a failing resource, 130 Ctrl-C)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = tyro.cli(OATPerpoArgs, args=argv, description="PERPO training on OAT (vLLM actors, DeepSpeed learners).")
-    try:
-        prepare(args, argv, prepare_args)
-    except BadInput as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    return run_command(lambda: launch(argv), argv)
+
+
+def launch(argv: list[str]) -> int:
+    description = "PERPO training on OAT (vLLM actors, DeepSpeed learners)."
+    args = parse_flags(lambda: tyro.cli(OATPerpoArgs, args=argv, description=description), "gymverse train")
+    prepare(args, argv, prepare_args)
     pretrain = resolve_pretrain(TINY) if args.pretrain == TINY else args.pretrain
     if not args.resume_dir:  # a resumed run's weights come from its checkpoint
         # On the CPU: CUDA must stay uninitialized in this process, which launchpad forks into the workers.
@@ -32,9 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     args.pretrain = str(pretrain)
     try:
         args = default_args_validation(args)
-    except (AssertionError, ValueError) as error:  # OAT reports bad settings by assert
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    except AssertionError as error:  # OAT reports bad settings by assert
+        raise BadInput(str(error)) from None
     program, local_resources = get_program(args, learner_cls=Learner, actor_cls=Actor)
     lp.launch(program, launch_type=args.launch_type, local_resources=local_resources, terminal="current_terminal")
     return 0

@@ -32,6 +32,8 @@ def prepare_args(args, now_ns: Callable[[], int] = time.time_ns, visible_gpus: s
             f"--critic_type {args.critic_type} learns a value critic; PERPO uses normalized returns, "
             f"choose one of {', '.join(MC_CRITICS)}"
         )
+    if args.norm_scope != "env" or args.group_size != 1:
+        raise BadInput("--norm_scope and --group_size are the native trainer's; OAT normalizes per environment")
     check_gpus(args, os.environ.get("CUDA_VISIBLE_DEVICES") if visible_gpus is None else visible_gpus)
     size_rollout(args)
     if args.resume_dir:

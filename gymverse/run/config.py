@@ -51,6 +51,12 @@ class RunConfig:
     """Discount of the PERPO returns G_t = r_t + gamma * G_{t+1} [GymVerse: 1.0]."""
     norm_return: bool = True
     """Normalize the returns per environment over the batch (PERPO); --no-norm_return trains on raw returns."""
+    norm_scope: Literal["env", "batch", "group"] = "env"
+    """Over which turns a return is normalized: env (each environment's turns in the batch, PERPO), batch (all
+    turns together) or group (the turns of the episodes whose copies began from one seed, GRPO's group; needs
+    --group_size of 2 or more). The native trainer only; OAT normalizes per environment."""
+    group_size: int = 1
+    """Copies of each training environment reset from one seed, so their episodes start from the same instance."""
     length_norm_constant: Optional[int] = None
     """Constant that divides each reply's token sum in the loss (Dr.GRPO); None = --generate_max_length."""
     non_stop_penalty: float = 0.0
@@ -343,6 +349,10 @@ def validate_run_config(config) -> None:
         raise BadInput(f"--num_samples must be 1: each turn gets one reply from the policy (got {config.num_samples})")
     if config.temperature <= 0:
         raise BadInput(f"--temperature must be positive for sampling, got {config.temperature}")
+    if not 1 <= config.group_size <= config.num_env:
+        raise BadInput(f"--group_size must lie in [1, --num_env ({config.num_env})], got {config.group_size}")
+    if config.norm_scope == "group" and config.group_size < 2:
+        raise BadInput("--norm_scope group needs --group_size of 2 or more (copies that begin from one seed)")
     if not math.isfinite(config.learning_rate) or config.learning_rate < 0:
         raise BadInput(f"--learning_rate must be a non-negative number, got {config.learning_rate}")
 

@@ -77,8 +77,23 @@ def per_env_advantages(
     return normalize_per_env(values, env_ids, table.moments_dict(moments), eps=eps)
 
 
-def advantages_of(samples: Sequence[Any], table: EnvTable, normalize: bool = True) -> list[float]:
-    """PERPO advantages of one process's batch of ``TurnSample`` s: returns normalized per environment."""
-    return per_env_advantages(
-        [s.ret for s in samples], [s.env_id for s in samples], table, normalize=normalize
-    ).tolist()
+def advantages_of(
+    samples: Sequence[Any], table: EnvTable, normalize: bool = True, scope: str = "env", group_size: int = 1
+) -> list[float]:
+    """Advantages of one process's batch of ``TurnSample`` s: returns normalized per environment (PERPO), or
+    with ``scope`` over the whole batch or per group (the episodes of ``group_size`` copies begun from one seed)."""
+    returns = [s.ret for s in samples]
+    if scope == "env" or not normalize:
+        return per_env_advantages(returns, [s.env_id for s in samples], table, normalize=normalize).tolist()
+    return normalize_per_env(returns, normalization_keys(samples, scope, group_size)).tolist()
+
+
+def normalization_keys(samples: Sequence[Any], scope: str, group_size: int = 1) -> list[str]:
+    """The key of each sample whose turns share one mean and std: its environment, the batch, or its group."""
+    if scope == "env":
+        return [s.env_id for s in samples]
+    if scope == "batch":
+        return ["batch"] * len(samples)
+    if scope == "group":
+        return [f"{s.env_id}#{s.copy // group_size}" for s in samples]
+    raise ValueError(f"unknown normalization scope {scope!r}; choose env, batch or group")

@@ -158,6 +158,7 @@ class RunLoop:
     def run(self) -> Path:
         """Train to the end, or until Ctrl-C (then KeyboardInterrupt, once the run has said where it was saved)."""
         try:
+            self._prepare()  # Ctrl-C here stops at once: nothing is saved yet, and a cut warm start is redone
             with StopRequest() as stop:
                 return self._run(stop)
         except KeyboardInterrupt:
@@ -190,15 +191,18 @@ class RunLoop:
         )
         return f"{where} (step {self.saved_step}); the same command with --resume continues from it"
 
+    def _prepare(self) -> None:
+        """Models, games and the state to resume; the evaluation before training."""
+        self.setup()
+        if self.state:
+            print(f"Resumed from step {self.step} ({self.run_dir})")
+        if self.step == 0 and self.args.eval_before_train:
+            self._log(self.evaluate(0), 0)
+
     def _run(self, stop: StopRequest) -> Path:
         from tqdm import tqdm
 
         args = self.args
-        self.setup()
-        if self.state:
-            print(f"Resumed from step {self.step} ({self.run_dir})")
-        if self.step == 0 and args.eval_before_train:
-            self._log(self.evaluate(0), 0)
         position, total, unit = self.progress_position()
         started = time.time()
         with tqdm(

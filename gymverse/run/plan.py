@@ -29,6 +29,12 @@ def derive_seed(*parts: int) -> int:
     return int(np.random.SeedSequence([p % 2**32 for p in parts]).generate_state(1)[0] % 2**31)
 
 
+def group_seeds(seed: int, num_env: int, group_size: int) -> int | list[int]:
+    """Reset seeds of one env group's copies: copy ``i`` gets ``seed + i``, or, in blocks of ``group_size``,
+    ``seed + i // group_size``, so the copies of a block begin from the same instance."""
+    return seed if group_size == 1 else [seed + i // group_size for i in range(num_env)]
+
+
 def env_group_seed(seed: int, actor_id: int, group_index: int, num_groups: int, num_env: int) -> int:
     """Seed of the first copy of env group ``group_index`` on actor ``actor_id`` (copy ``i`` gets ``+ i``):
     every copy of every group on every actor plays its own random stream."""
@@ -107,6 +113,7 @@ class TurnSample:
     env_id: str
     turn: Any
     ret: float
+    copy: int = 0  # the env group's copy that played the episode (its group, with --group_size)
 
 
 def turn_samples(
@@ -136,7 +143,9 @@ def turn_samples(
             continue
         returns = discounted_returns([reward(turn) for turn in episode.turns], gamma)
         samples += [
-            TurnSample(episode.env_id, turn, ret) for turn, ret in zip(episode.turns, returns) if turn.response_ids
+            TurnSample(episode.env_id, turn, ret, episode.copy)
+            for turn, ret in zip(episode.turns, returns)
+            if turn.response_ids
         ]
     return samples
 

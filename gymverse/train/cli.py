@@ -7,29 +7,27 @@ transformers are imported, so a mistyped value is refused at once; every error n
 import sys
 from pathlib import Path
 
+from gymverse.entry import BAD_INPUT, parse_flags, run_command
 from gymverse.env.visible import visible
-from gymverse.errors import BadInput, ResourceError
+from gymverse.errors import BadInput
 from gymverse.run.config import validate_loop_config
 from gymverse.run.prepare import flags_as_typed, prepare
 from gymverse.train.args import TrainArgs, ignored_flags
 
 
 def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
+    """``argv`` as the trainer's arguments; a usage error is :class:`BadInput` in one line."""
     import tyro
 
-    return tyro.cli(
-        TrainArgs,
-        args=argv,
-        prog=prog,
-        description="PERPO training with the native trainer (runs anywhere; a CPU by default).",
-    )
+    description = "PERPO training with the native trainer (runs anywhere; a CPU by default)."
+    return parse_flags(lambda: tyro.cli(TrainArgs, args=argv, prog=prog, description=description), prog or "train")
 
 
 def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     """Parse ``argv``, say which GPU-only flags are ignored, and train; the run folder, or None on bad input.
     Ctrl-C stops at the end of a step with a checkpoint and raises KeyboardInterrupt."""
-    args = parse_train_args(argv, prog)
     try:
+        args = parse_train_args(argv, prog)
         prepare(args, argv, validate_loop_config)
     except BadInput as error:
         print(f"error: {visible(str(error))}", file=sys.stderr)
@@ -48,11 +46,6 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """The exit status: 2 for bad input, 1 for a failing resource (a full disk), 130 for Ctrl-C."""
-    try:
-        return 0 if train_from_argv(sys.argv[1:] if argv is None else list(argv), prog) is not None else 2
-    except ResourceError as error:
-        print(f"error: {visible(str(error))}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    """The exit status (:mod:`gymverse.entry`: 2 bad input, 1 a failing resource, 130 Ctrl-C)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return run_command(lambda: 0 if train_from_argv(argv, prog) is not None else BAD_INPUT, argv)

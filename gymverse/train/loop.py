@@ -21,7 +21,7 @@ from gymverse.run.env_table import EnvTable, advantages_of
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval
-from gymverse.run.plan import TurnSample, derive_seed, plan_step, play_until, step_samples
+from gymverse.run.plan import TurnSample, derive_seed, group_seeds, plan_step, play_until, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
 from gymverse.train.args import TrainArgs
@@ -107,7 +107,9 @@ class Trainer(RunLoop):
                 args.num_env,
                 template=args.prompt_template,
                 max_model_len=args.max_model_len,
-                seed=derive_seed(self.seed, step, self.env_ids.index(env_id), call),
+                seed=group_seeds(
+                    derive_seed(self.seed, step, self.env_ids.index(env_id), call), args.num_env, args.group_size
+                ),
             )
 
         return play_until(plan, play)
@@ -131,7 +133,7 @@ class Trainer(RunLoop):
         samples = step_samples(
             args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98))
         )
-        advantages = advantages_of(samples, self.table, args.norm_return)
+        advantages = advantages_of(samples, self.table, args.norm_return, args.norm_scope, args.group_size)
         stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
         stats["trained_tokens"] = sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs
