@@ -157,11 +157,22 @@ def check(
                 style="dim" if problem.startswith("warning") else None,
             )
 
-    here = EnvSelection(envs.ids, envs.all, envs.dir if envs.trusted else None, envs.trusted)  # checked in-process
-    if here.ids or here.all or here.dir or not envs.dir:  # (with nothing named, resolve says what to name)
-        for env_id in here.resolve(log=_say):
-            report = check_env(env_id, levels=levels, seeds=seeds)
-            row(env_id, "", report.verdict, report.problems())
+    trusted: list[str] = []  # --trusted --dir: imported here; a file that fails to is a FAIL row, as when jailed
+    if envs.dir and envs.trusted:
+        from gymverse.env import registered_ids
+        from gymverse.sandbox import register_env_dir
+
+        registration = register_env_dir(envs.dir, trusted=True)
+        for where, error in registration.failed.items():
+            broken += 1
+            row("-", where, "FAIL", [f"import {error}"])
+        trusted = [env_id for env_id in registration.files if env_id in set(registered_ids())]
+    here = EnvSelection(envs.ids, envs.all)  # checked in-process
+    if here.ids or here.all or not envs.dir:  # (with nothing named, resolve says what to name)
+        trusted = here.resolve(log=_say) + trusted
+    for env_id in trusted:
+        report = check_env(env_id, levels=levels, seeds=seeds)
+        row(env_id, "", report.verdict, report.problems())
     if envs.dir and not envs.trusted:
         from gymverse.sandbox import FileVerdict, Limits, jail_problem, judge_folder
 
@@ -200,10 +211,10 @@ def check(
         for entry, why in judgement.bad.items():
             broken += 1
             row("-", entry, "FAIL", [why])
-        if not rows:
-            raise BadInput(f"no games found in {envs.dir}")
         if judgement.resumed:
             console.print(f"[dim]{judgement.resumed} files were judged by an earlier run (--fresh: judge again)[/dim]")
+    if envs.dir and not rows:
+        raise BadInput(f"no games found in {envs.dir}")
     if failed:
         console.print(
             f"[red]{failed} of {rows} failed[/red]" + (f" ({broken} could not be imported or built)" if broken else "")

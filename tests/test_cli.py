@@ -206,3 +206,16 @@ def test_the_console_shows_a_games_control_characters_and_keeps_its_own():
     with progress_bars(terminal, transient=True) as progress:
         progress.add_task("checking", total=2)
     assert "\x1b[?25l" in out.getvalue()  # and so do its cursor controls (the bar hides the cursor)
+
+
+@pytest.mark.parametrize("trusted", [[], ["--trusted"]])
+def test_check_dir_gives_a_file_with_a_syntax_error_its_fail_row_jailed_or_trusted(tmp_path, capsys, trusted):
+    if not trusted:
+        from gymverse.sandbox import jail_problem
+
+        if jail_problem():
+            pytest.skip(jail_problem())
+    (tmp_path / "broken.py").write_text("import gem\nclass Broken(gem.Env:\n    pass\n")
+    code, out = run(["check", "--dir", str(tmp_path), "--max-level", "1", "--seeds", "1", "--fresh", *trusted], capsys)
+    assert code == 1
+    assert "FAIL               - (broken.py)" in out and "SyntaxError: invalid syntax" in out
