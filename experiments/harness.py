@@ -423,7 +423,7 @@ def write_report(
 
 
 def table(study: Study, arms: dict, n_seeds: int) -> str:
-    """Markdown: one row per arm, held-out success mean +- std over seeds, overall and per level or game."""
+    """Markdown: one row per arm, held-out success mean ± std over seeds, overall and per level or game."""
     key = columns_of(study)
     columns = list(next(iter(arms.values()))[key]) if arms else []
     names = [f"level {c}" for c in columns] if key == "levels" else [c.split(":")[-1] for c in columns]
@@ -433,7 +433,7 @@ def table(study: Study, arms: dict, n_seeds: int) -> str:
     ]
     for name, arm in arms.items():
         cells = [f"{m:.2f} ± {s:.2f}" for m, s in (arm["before_success"], arm["success"], arm["format_errors"])]
-        cells += [f"{arm[key][c][0]:.2f}" for c in columns]
+        cells += [f"{arm[key][c][0]:.2f} ± {arm[key][c][1]:.2f}" for c in columns]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
