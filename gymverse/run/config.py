@@ -8,7 +8,9 @@ the evaluation levels and settings, the curriculum's parameters; :func:`validate
 refuses values no trainer can run with, naming the flag as the user typed it.
 """
 
+import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Optional
 
@@ -94,6 +96,11 @@ class RunConfig:
     """Reference model of the KL penalty (--beta > 0); None = the starting model."""
     sft_episodes: int = -1
     """Warm start: solver-demonstration episodes per environment before RL (-1: 100 for "tiny", else 0)."""
+    sft_epsilon: float = 0.2
+    """Warm start: probability that the demonstrator plays a random move instead of the solver's."""
+    sft_label: Literal["solver", "played"] = "solver"
+    """Warm start: what each demonstrated move is labelled with: the solver's move (the demonstrations show how to
+    recover from random moves) or the move played (the epsilon-solver's own, noisy: RL has to beat its teacher)."""
     sft_levels: int = 1
     """Warm start: complexities demonstrated, from --train_difficulty up."""
     sft_epochs: int = 3
@@ -185,9 +192,9 @@ class RunConfig:
     # -- run folder, checkpoints, logging
     save_path: str = "./oat-output"
     """Folder that holds the run folders."""
-    wb_run_name: str = "perpo-demo"
-    """Name of the run: its folder is <--save_path>/<--wb_run_name> (OAT adds a timestamp), also on Weights & Biases
-    [OAT: debug]."""
+    wb_run_name: str = ""
+    """Name of the run: its folder is <--save_path>/<--wb_run_name> (OAT adds a timestamp), also on Weights & Biases;
+    "" = perpo-<the games' names>, so runs on other games never share a folder [OAT: debug]."""
     save_steps: int = -1
     """Save a checkpoint every this many steps, and at the end (<= 0: native trainer at the end only, OAT never)."""
     max_save_num: int = 5
@@ -269,6 +276,16 @@ def wrappers_spec(spec: str) -> str:
 
 def train_env_ids(config) -> list[str]:
     return split_env_ids(config.env_id)
+
+
+def default_run_name(config) -> str:
+    """``perpo-<game names>`` (``perpo-GridCourier-MailSorter``): a run's folder named after what it trains; a long
+    list is cut and keeps a hash of the whole."""
+    ids = train_env_ids(config)
+    names = "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", env_id.split(":")[-1]) for env_id in ids)
+    if len(names) > 60:
+        names = f"{names[:50]}-{hashlib.sha1('|'.join(ids).encode()).hexdigest()[:8]}"
+    return f"perpo-{names}"
 
 
 def eval_env_ids(config) -> list[str]:

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 from gymverse.errors import BadInput, ResourceError
-from gymverse.run.config import validate_loop_config
 from gymverse.run.prepare import flags_as_typed, prepare
-from gymverse.train.args import TrainArgs, ignored_flags
+from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
 
 
 def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
@@ -29,7 +28,7 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     Ctrl-C stops at the end of a step with a checkpoint and raises KeyboardInterrupt."""
     args = parse_train_args(argv, prog)
     try:
-        prepare(args, argv, validate_loop_config)
+        prepare(args, argv, validate_train_args)
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return None
@@ -37,6 +36,10 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     print(
         "Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else "")
     )
+    if args.seeds > 1:
+        from gymverse.train.seeds import run_seeds
+
+        return run_seeds(args, argv)
     from gymverse.train.loop import Trainer  # torch and transformers: only once the flags are known to be good
 
     try:
