@@ -96,9 +96,9 @@ class RunConfig:
     """Reference model of the KL penalty (--beta > 0); None = the starting model."""
     sft_episodes: int = -1
     """Warm start: solver-demonstration episodes per environment before RL (-1: 100 for "tiny", else 0)."""
-    sft_epsilon: float = 0.2
+    sft_epsilon: float = 0.5
     """Warm start: probability that the demonstrator plays a random move instead of the solver's."""
-    sft_label: Literal["solver", "played"] = "solver"
+    sft_label: Literal["solver", "played"] = "played"
     """Warm start: what each demonstrated move is labelled with: the solver's move (the demonstrations show how to
     recover from random moves) or the move played (the epsilon-solver's own, noisy: RL has to beat its teacher)."""
     sft_levels: int = 1
@@ -131,8 +131,8 @@ class RunConfig:
     """PPO clip range of the token probability ratios."""
     beta: float = 0.0
     """Weight of the KL penalty to the reference model (native trainer: 0 loads no reference model) [OAT: 0.1]."""
-    learning_rate: float = 3e-5
-    """Peak learning rate; 1e-4 and above make the tiny model's success fall [OAT: 5e-7]."""
+    learning_rate: float = 1e-4
+    """Peak learning rate (the demo's, from a warm start on the epsilon-solver's moves) [OAT: 5e-7]."""
     lr_scheduler: Literal["cosine_with_min_lr", "polynomial", "constant"] = "constant"
     """Learning-rate schedule over the run [OAT: cosine_with_min_lr]."""
     lr_warmup_ratio: float = 0.0
@@ -177,7 +177,7 @@ class RunConfig:
     """Templates of the evaluation envs: "" = --prompt_template, one for all, or one per --eval_envs id joined by "|"."""
     eval_n: int = 32
     """Episodes per evaluated environment and complexity."""
-    eval_steps: int = 10
+    eval_steps: int = 20
     """Evaluate every this many steps, and before and after training (<= 0: native trainer before and after
     only, OAT never) [OAT: 20]."""
     eval_temperature: float = 0.0
