@@ -26,6 +26,8 @@ class GenEnvArgs(LoopConfig):
     # The agent keeps the settings GenEnv's demo was measured with, from before the PERPO demo's recipe changed.
     learning_rate: float = 3e-5
     """Peak learning rate of the agent."""
+    sft_epochs: int = 3
+    """Warm start: passes over the demonstrations."""
     sft_epsilon: float = 0.2
     """Warm start: probability that the demonstrator plays a random move instead of the solver's."""
     sft_label: Literal["solver", "played"] = "solver"

@@ -103,7 +103,7 @@ class RunConfig:
     recover from random moves) or the move played (the epsilon-solver's own, noisy: RL has to beat its teacher)."""
     sft_levels: int = 1
     """Warm start: complexities demonstrated, from --train_difficulty up."""
-    sft_epochs: int = 3
+    sft_epochs: int = 6
     """Warm start: passes over the demonstrations."""
     sft_batch_size: int = 16
     """Warm start: demonstrated moves per optimizer step."""
