@@ -127,6 +127,8 @@ def train_args(study: Study, arm: Arm, seed: int, root: Path, warm: Path | None)
         "save_steps": b.save_every,
         "max_save_num": 1,
         "dump_experience_every": 0,
+        "before_after_n": 0,  # the study's own table compares the arms
+        "max_idle_steps": 0,  # an arm that learns nothing (a fixed hard level) is a result, not an error
         "seed": seed,
         **study.flags,
         **arm.flags,

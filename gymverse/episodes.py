@@ -39,6 +39,7 @@ class Episode:
     length: int = 0  # number of turns
     ended_by: str = "terminated"  # one of ENDED_BY
     copy: int = 0  # the copy of the env group that played it
+    overflow_tokens: int = 0  # with ended_by "context_overflow": the tokens of the prompt that outgrew the context
 
 
 def collect_episodes(
@@ -113,9 +114,11 @@ def collect_episodes(
         prompts = {i: apply_template(template, observations[i], tokenizer) for i in sorted(running)}
         if max_model_len is not None:
             for i, prompt in list(prompts.items()):
-                if len(tokenizer.encode(prompt, add_special_tokens=False)) >= max_model_len:
+                tokens = len(tokenizer.encode(prompt, add_special_tokens=False))
+                if tokens >= max_model_len:
                     del prompts[i]
                     observations[i], _ = envs[i].reset()
+                    running[i].overflow_tokens = tokens
                     finish(i, "context_overflow", success=False)
             if not prompts:
                 continue

@@ -23,6 +23,18 @@ class GenEnvArgs(LoopConfig):
     the environment policy takes the --env_* flags.
     """
 
+    # The agent keeps the settings GenEnv's demo was measured with, from before the PERPO demo's recipe changed.
+    learning_rate: float = 3e-5
+    """Peak learning rate of the agent."""
+    sft_epochs: int = 3
+    """Warm start: passes over the demonstrations."""
+    sft_epsilon: float = 0.2
+    """Warm start: probability that the demonstrator plays a random move instead of the solver's."""
+    sft_label: Literal["solver", "played"] = "solver"
+    """Warm start: what each demonstrated move is labelled with (see gymverse train --help)."""
+    eval_steps: int = 10
+    """Evaluate every this many steps, and before and after training (<= 0: before and after only)."""
+
     task_space: Literal["games", "datasets"] = "games"
     """games: the environment policy writes game specs for --env_id; datasets: it rewrites rows of --train_files."""
     genenv_enable: bool = True

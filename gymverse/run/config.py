@@ -8,7 +8,9 @@ the evaluation levels and settings, the curriculum's parameters; :func:`validate
 refuses values no trainer can run with, naming the flag as the user typed it.
 """
 
+import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, Optional
 
@@ -100,9 +102,14 @@ class RunConfig:
     """Reference model of the KL penalty (--beta > 0); None = the starting model."""
     sft_episodes: int = -1
     """Warm start: solver-demonstration episodes per environment before RL (-1: 100 for "tiny", else 0)."""
+    sft_epsilon: float = 0.5
+    """Warm start: probability that the demonstrator plays a random move instead of the solver's."""
+    sft_label: Literal["solver", "played"] = "played"
+    """Warm start: what each demonstrated move is labelled with: the solver's move (the demonstrations show how to
+    recover from random moves) or the move played (the epsilon-solver's own, noisy: RL has to beat its teacher)."""
     sft_levels: int = 1
     """Warm start: complexities demonstrated, from --train_difficulty up."""
-    sft_epochs: int = 3
+    sft_epochs: int = 6
     """Warm start: passes over the demonstrations."""
     sft_batch_size: int = 16
     """Warm start: demonstrated moves per optimizer step."""
@@ -130,8 +137,8 @@ class RunConfig:
     """PPO clip range of the token probability ratios."""
     beta: float = 0.0
     """Weight of the KL penalty to the reference model (native trainer: 0 loads no reference model) [OAT: 0.1]."""
-    learning_rate: float = 3e-5
-    """Peak learning rate; 1e-4 and above make the tiny model's success fall [OAT: 5e-7]."""
+    learning_rate: float = 1e-4
+    """Peak learning rate (the demo's, from a warm start on the epsilon-solver's moves) [OAT: 5e-7]."""
     lr_scheduler: Literal["cosine_with_min_lr", "polynomial", "constant"] = "constant"
     """Learning-rate schedule over the run [OAT: cosine_with_min_lr]."""
     lr_warmup_ratio: float = 0.0
@@ -176,7 +183,7 @@ class RunConfig:
     """Templates of the evaluation envs: "" = --prompt_template, one for all, or one per --eval_envs id joined by "|"."""
     eval_n: int = 32
     """Episodes per evaluated environment and complexity."""
-    eval_steps: int = 10
+    eval_steps: int = 20
     """Evaluate every this many steps, and before and after training (<= 0: native trainer before and after
     only, OAT never) [OAT: 20]."""
     eval_temperature: float = 0.0
@@ -191,9 +198,9 @@ class RunConfig:
     # -- run folder, checkpoints, logging
     save_path: str = "./oat-output"
     """Folder that holds the run folders."""
-    wb_run_name: str = "perpo-demo"
-    """Name of the run: its folder is <--save_path>/<--wb_run_name> (OAT adds a timestamp), also on Weights & Biases
-    [OAT: debug]."""
+    wb_run_name: str = ""
+    """Name of the run: its folder is <--save_path>/<--wb_run_name> (OAT adds a timestamp), also on Weights & Biases;
+    "" = perpo-<the games' names>, so runs on other games never share a folder [OAT: debug]."""
     save_steps: int = -1
     """Save a checkpoint every this many steps, and at the end (<= 0: native trainer at the end only, OAT never)."""
     max_save_num: int = 5
@@ -275,6 +282,16 @@ def wrappers_spec(spec: str) -> str:
 
 def train_env_ids(config) -> list[str]:
     return split_env_ids(config.env_id)
+
+
+def default_run_name(config) -> str:
+    """``perpo-<game names>`` (``perpo-GridCourier-MailSorter``): a run's folder named after what it trains; a long
+    list is cut and keeps a hash of the whole."""
+    ids = train_env_ids(config)
+    names = "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", env_id.split(":")[-1]) for env_id in ids)
+    if len(names) > 60:
+        names = f"{names[:50]}-{hashlib.sha1('|'.join(ids).encode()).hexdigest()[:8]}"
+    return f"perpo-{names}"
 
 
 def eval_env_ids(config) -> list[str]:

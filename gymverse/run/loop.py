@@ -41,6 +41,7 @@ from gymverse.run.checkpoints import (
     save_trainer_state,
     step_dir_name,
 )
+from gymverse.run.config import default_run_name
 from gymverse.run.files import RunFiles
 from gymverse.run.finite import NonFinite
 from gymverse.run.interrupt import StopRequest
@@ -54,6 +55,8 @@ class RunLoop:
 
     def __init__(self, args: Any, progress: bool = True) -> None:
         self.args, self.progress = args, progress
+        if not args.wb_run_name:
+            args.wb_run_name = default_run_name(args)
         self.run_dir = resolve_run_dir(args.save_path, args.wb_run_name, args.resume)
         self.files = RunFiles(self.run_dir, extra_logs=self.logs)
         self.state = load_trainer_state(self.run_dir) if args.resume else None

@@ -1,7 +1,7 @@
 """The checks every command that trains runs before it loads anything: ``prepare(args, argv)``.
 
 ``gymverse train`` (native and OAT) and ``gymverse genenv`` call it once the flags are parsed: the values are
-validated, the ``--env_dir`` folders registered (in this process; a trainer that plays in other processes
+validated, an empty ``--wb_run_name`` named after the games, the ``--env_dir`` folders registered (in this process; a trainer that plays in other processes
 registers them there too), and the training and evaluation ids checked against the registry. Whatever is
 refused is a :class:`BadInput` whose message names each flag as the user typed it (``--a-b`` or ``--a_b``).
 Nothing here imports torch.
@@ -14,7 +14,7 @@ from typing import Any
 from gymverse.env.id_lists import split_env_ids
 from gymverse.env.visible import visible
 from gymverse.errors import BadInput
-from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids, validate_run_config
+from gymverse.run.config import default_run_name, eval_env_ids, eval_levels, train_env_ids, validate_run_config
 
 
 def prepare(
@@ -24,6 +24,8 @@ def prepare(
     check its ids; raises :class:`BadInput` naming the flags as ``argv`` spells them."""
     try:
         validate(args)
+        if not getattr(args, "wb_run_name", "x"):
+            args.wb_run_name = default_run_name(args)
         if plays_games:
             register_env_dirs(args)
             check_run_envs(args)

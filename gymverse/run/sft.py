@@ -15,12 +15,17 @@ from typing import Any, Sequence
 
 from gymverse.policy.base import Generation
 
+SFT_LABELS = ("solver", "played")
+
 
 class Demonstrator:
-    """A policy that records ``(prompt, solver move)`` pairs while playing epsilon-random moves."""
+    """A policy that records ``(prompt, move)`` pairs while playing epsilon-random moves. The recorded move is
+    the solver's, or with ``label="played"`` the move played (the epsilon-solver's own, random ones included)."""
 
-    def __init__(self, epsilon: float, seed: int) -> None:
-        self.epsilon = epsilon
+    def __init__(self, epsilon: float, seed: int, label: str = "solver") -> None:
+        if label not in SFT_LABELS:
+            raise ValueError(f"unknown label {label!r}; choose one of {SFT_LABELS}")
+        self.epsilon, self.label = epsilon, label
         self.rng = random.Random(seed)
         self.pairs: list[tuple[str, str]] = []
 
@@ -35,9 +40,9 @@ class Demonstrator:
             raise ValueError("the demonstrator needs the games (envs) to ask their solvers")
         replies = []
         for prompt, env in zip(prompts, envs):
-            label = env.oracle_action()
-            self.pairs.append((prompt, label))
-            played = env.random_action(self.rng) if self.rng.random() < self.epsilon else label
+            solver = env.oracle_action()
+            played = env.random_action(self.rng) if self.rng.random() < self.epsilon else solver
+            self.pairs.append((prompt, played if self.label == "played" else solver))
             replies.append(Generation(text=played))
         return replies
 
@@ -67,8 +72,10 @@ def collect_demonstrations(
     epsilon: float = 0.2,
     seed: int = 0,
     num_env: int = 16,
+    label: str = "solver",
 ) -> list[tuple[str, str]]:
-    """``(prompt, solver move)`` pairs from ``episodes_per_env`` episodes of each game, spread over ``levels``."""
+    """``(prompt, move)`` pairs from ``episodes_per_env`` episodes of each game, spread over ``levels``; the move is
+    the solver's, or with ``label="played"`` the epsilon-solver's (see :class:`Demonstrator`)."""
     from gymverse.env.groups import make_env_group
     from gymverse.episodes import collect_episodes
 
@@ -79,7 +86,7 @@ def collect_demonstrations(
             count = share + (j < extra)
             if count == 0:
                 continue
-            demonstrator = Demonstrator(epsilon, seed=seed + 7919 * k + j)
+            demonstrator = Demonstrator(epsilon, seed=seed + 7919 * k + j, label=label)
             group = make_env_group(
                 env_id, min(num_env, count), wrappers, complexity=level, seed=seed + 1000 * k, tokenizer=tokenizer
             )
@@ -189,7 +196,9 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
             config.prompt_template,
             wrappers_spec(config.wrappers),
             tokenizer,
+            config.sft_epsilon,
             seed=derive_seed(seed, 7),
+            label=config.sft_label,
         ),
         config,
         out,
@@ -197,8 +206,9 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
         device,
         progress,
     )
+    teacher = "solver" if config.sft_label == "solver" else f"epsilon-solver (epsilon {config.sft_epsilon:g})"
     print(
-        f"Warm start: SFT on {result.pairs} solver moves at complexity {levels[0]}-{levels[-1]}, "
+        f"Warm start: SFT on {result.pairs} {teacher} moves at complexity {levels[0]}-{levels[-1]}, "
         f"loss {result.first_loss:.3f} -> {result.last_loss:.3f}"
     )
     return Path(out)

@@ -9,12 +9,35 @@ unchanged. Flags are parsed by tyro, as in OAT: ``--a_b`` and ``--a-b`` are the 
 
 from dataclasses import dataclass
 
-from gymverse.run.config import LoopConfig
+from gymverse.errors import BadInput
+from gymverse.run.config import LoopConfig, validate_loop_config
 
 
 @dataclass
 class TrainArgs(LoopConfig):
     """PERPO with the native trainer: one process, Hugging Face models, a CPU by default."""
+
+    seeds: int = 1
+    """Run the same training once per seed, --seed to --seed + N - 1, in child processes, and print the closing
+    tables' mean and spread per cell (<--save_path>/<--wb_run_name>-seeds/results.json)."""
+    jobs: int = 0
+    """With --seeds: runs at a time (0: one per CPU core, at most --seeds)."""
+    max_idle_steps: int = 3
+    """Stop, saying why, after this many steps in a row with nothing to learn from (every episode outgrowing the
+    context, every reply cut, every game's returns equal); 0: never."""
+    before_after_n: int = 100
+    """Episodes per cell of the closing table: the starting model against the trained one, sampled and greedy,
+    at --train_difficulty and the level each game's curriculum reached (results.json; 0: no table)."""
+
+
+def validate_train_args(args: TrainArgs) -> None:
+    """:func:`validate_loop_config`, and the native trainer's own flags."""
+    validate_loop_config(args)
+    if args.seeds < 1:
+        raise BadInput(f"--seeds must be at least 1, got {args.seeds}")
+    for flag in ("jobs", "max_idle_steps", "before_after_n"):
+        if getattr(args, flag) < 0:
+            raise BadInput(f"--{flag} must be 0 or more, got {getattr(args, flag)}")
 
 
 # OAT's flags that need GPUs: accepted (GymVerse's command lines parse unchanged) and listed as ignored.

@@ -10,9 +10,8 @@ from pathlib import Path
 from gymverse.entry import BAD_INPUT, parse_flags, run_command
 from gymverse.env.visible import visible
 from gymverse.errors import BadInput
-from gymverse.run.config import validate_loop_config
 from gymverse.run.prepare import flags_as_typed, prepare
-from gymverse.train.args import TrainArgs, ignored_flags
+from gymverse.train.args import TrainArgs, ignored_flags, validate_train_args
 
 
 def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
@@ -28,7 +27,7 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     Ctrl-C stops at the end of a step with a checkpoint and raises KeyboardInterrupt."""
     try:
         args = parse_train_args(argv, prog)
-        prepare(args, argv, validate_loop_config)
+        prepare(args, argv, validate_train_args)
     except BadInput as error:
         print(f"error: {visible(str(error))}", file=sys.stderr)
         return None
@@ -36,6 +35,10 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
     print(
         "Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else "")
     )
+    if args.seeds > 1:
+        from gymverse.train.seeds import run_seeds
+
+        return run_seeds(args, argv)
     from gymverse.train.loop import Trainer  # torch and transformers: only once the flags are known to be good
 
     try:

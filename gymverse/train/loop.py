@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from gymverse.curriculum import CurriculumDriver, apply_levels
+from gymverse.errors import BadInput
 from gymverse.policy.hf import load_causal_lm
+from gymverse.run.before_after import before_after, curriculum_path, print_before_after, save_results
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
+from gymverse.run.no_signal import nothing_to_learn
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval
 from gymverse.run.plan import TurnSample, derive_seed, group_seeds, plan_step, play_until, step_samples
 from gymverse.run.sft import warm_start
@@ -33,6 +36,7 @@ class Trainer(RunLoop):
     def __init__(self, args: TrainArgs, progress: bool = True) -> None:
         super().__init__(args, progress)
         self.env_ids = train_env_ids(args)
+        self.idle_steps = 0  # steps in a row with nothing to learn from
 
     def total_steps(self) -> int:
         return self.args.max_train // self.args.rollout_batch_size
@@ -61,8 +65,8 @@ class Trainer(RunLoop):
                     self.progress,
                 )
             )
-        sampling = Sampling(**sampling_flags(args), seed=self.seed, stop_at_box=True)
-        self.policy = HFPolicy(start_model, sampling, device=args.device)
+        self.sampling = Sampling(**sampling_flags(args), seed=self.seed, stop_at_box=True)
+        self.policy = HFPolicy(start_model, self.sampling, device=args.device)
         self.model, self.tokenizer = self.policy.model, self.policy.tokenizer
         if args.gradient_checkpointing:  # renamed activation checkpointing in newer transformers
             enable = getattr(self.model, "activation_checkpointing_enable", None)
@@ -133,12 +137,23 @@ class Trainer(RunLoop):
         samples = step_samples(
             args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98))
         )
+        self.check_signal(step, all_episodes, samples)
         advantages = advantages_of(samples, self.table, args.norm_return, args.norm_scope, args.group_size)
         stats = self.learn(samples, advantages, step) if samples else {}
         stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
         stats["trained_tokens"] = sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs
         stats["episodes"] = len(all_episodes)
         return {"envs": metrics, "train": stats}
+
+    def check_signal(self, step: int, episodes: list[Any], samples: list[TurnSample]) -> None:
+        """Stop the run, saying why and what to change, after ``--max_idle_steps`` steps in a row that teach nothing."""
+        why = nothing_to_learn(episodes, samples, self.args)
+        self.idle_steps = self.idle_steps + 1 if why else 0
+        if why and 0 < self.args.max_idle_steps <= self.idle_steps:
+            raise BadInput(
+                f"nothing to learn: in steps {step - self.idle_steps + 1}-{step} {why}. "
+                f"Stopped without saving a checkpoint (--max_idle_steps {self.args.max_idle_steps})"
+            )
 
     # -- evaluation, checkpoints, state ---------------------------------------------------------
     def evaluate(self, step: int) -> dict[str, float]:
@@ -182,4 +197,14 @@ class Trainer(RunLoop):
         return plot_training_curves(self.run_dir)
 
     def report(self) -> None:
-        print_summary(self.files, self.env_ids)
+        if self.args.before_after_n <= 0:
+            print_summary(self.files, self.env_ids)
+            return
+        from gymverse.policy.hf import HFPolicy
+
+        metrics = self.files.read("actor_env_metrics.jsonl")
+        paths = {env_id: curriculum_path(metrics, env_id) for env_id in self.env_ids}
+        start = HFPolicy(self.reference_path, self.sampling, device=self.args.device)
+        rows = before_after(start, self.policy, self.args, self.seed, paths, self.progress)
+        print_before_after(rows)
+        print(f"Table: {save_results(self.run_dir, rows)}")

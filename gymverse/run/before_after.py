@@ -1,0 +1,138 @@
+"""The closing table of a run: what RL added to the model it started from.
+
+The model RL started from (the warm start) and the trained one play the same games, with the same draws, at
+``--train_difficulty`` and at the level the curriculum reached on each game, both as the agent plays in training
+(sampled at ``--temperature`` and ``--top_p``) and greedily, ``--before_after_n`` episodes per cell. Playing the
+same instances and draws before and after makes the gain a paired difference: what is left is the models'.
+The rows are printed and saved as ``results.json`` in the run folder, beside the training-curve figure.
+"""
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from gymverse.run.plan import derive_seed
+
+MODES = ("sampled", "greedy")
+
+
+def curriculum_path(metrics: Sequence[dict[str, Any]], env_id: str) -> list[tuple[int, int]]:
+    """``(step, level)`` of each move of ``env_id``'s curriculum, from its ``actor_env_metrics`` records;
+    the first entry is the start (step 0)."""
+    rows = sorted((r for r in metrics if r["env_id"] == env_id), key=lambda r: r["step"])
+    if not rows:
+        return []
+    path = [(0, rows[0]["complexity"])]
+    for row in rows:
+        if row["next_complexity"] != path[-1][1]:
+            path.append((row["step"], row["next_complexity"]))
+    return path
+
+
+def path_text(path: Sequence[tuple[int, int]]) -> str:
+    """``1 -> 2 (step 7) -> 3 (step 13)``."""
+    if not path:
+        return "-"
+    return " -> ".join([str(path[0][1])] + [f"{level} (step {step})" for step, level in path[1:]])
+
+
+def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: Any, seed: int, k: int) -> float:
+    """Share of ``episodes`` games of ``env_id`` at ``level`` that ``policy`` wins; game ``n`` and its draws
+    depend only on the run's seed, the game's index ``k``, the level and ``n``."""
+    from gymverse.env.groups import make_env_group
+    from gymverse.episodes import collect_episodes
+    from gymverse.run.config import wrappers_spec
+
+    group = make_env_group(
+        env_id,
+        min(episodes, 32),
+        wrappers_spec(config.wrappers),
+        complexity=level,
+        seed=derive_seed(seed, 11, k, level),
+        tokenizer=policy.tokenizer,
+    )
+    played = collect_episodes(
+        policy,
+        group,
+        env_id,
+        episodes,
+        template=config.prompt_template,
+        max_model_len=config.max_model_len,
+        seed=derive_seed(seed, 12, k, level),
+        sample_seeds=[derive_seed(seed, 13, k, level, n) for n in range(episodes)],
+    )
+    return sum(e.success for e in played) / episodes
+
+
+def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
+    """A copy of ``policy`` that plays as in training (``sampled``) or greedily, with a generator of its own."""
+    import torch
+
+    judge = copy.copy(policy)
+    judge.temperature = config.temperature if mode == "sampled" else 0.0
+    judge.top_p = config.top_p
+    judge.generate_max_length = config.generate_max_length
+    judge.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(seed, 14))
+    return judge
+
+
+def before_after(
+    before: Any, after: Any, config: Any, seed: int, paths: dict[str, list[tuple[int, int]]], progress: bool = True
+) -> list[dict[str, Any]]:
+    """One row per game and level (``--train_difficulty`` and the level its curriculum reached): success of
+    ``before`` and ``after`` in each of :data:`MODES` over ``--before_after_n`` episodes."""
+    from tqdm import tqdm
+
+    episodes = config.before_after_n
+    plan = []
+    for k, (env_id, path) in enumerate(paths.items()):
+        start, end = (path[0][1], path[-1][1]) if path else (config.train_difficulty, config.train_difficulty)
+        for level in sorted({start, end}):
+            plan.append((k, env_id, level, start, end, path))
+    rows = []
+    with tqdm(total=len(plan) * 2 * len(MODES), desc="before/after", disable=not progress, dynamic_ncols=True) as bar:
+        for k, env_id, level, start, end, path in plan:
+            row: dict[str, Any] = {
+                "env_id": env_id,
+                "level": level,
+                "episodes": episodes,
+                "curriculum_start": start,
+                "curriculum_end": end,
+                "curriculum_path": [list(move) for move in path],
+            }
+            for mode in MODES:
+                for when, policy in (("before", before), ("after", after)):
+                    row[f"{mode}_{when}"] = success_rate(
+                        player(policy, mode, config, seed), env_id, level, episodes, config, seed, k
+                    )
+                    bar.update()
+            rows.append(row)
+    return rows
+
+
+def save_results(run_dir: str | Path, rows: list[dict[str, Any]]) -> Path:
+    path = Path(run_dir) / "results.json"
+    path.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+    return path
+
+
+def print_before_after(rows: list[dict[str, Any]]) -> None:
+    """The table of :func:`before_after`'s rows, gains included."""
+    from rich.table import Table
+
+    from gymverse.console import console
+
+    if not rows:
+        return
+    table = Table(title=f"Success before and after PERPO ({rows[0]['episodes']} episodes per cell, the same games)")
+    for column in ("game", "level", "sampled before", "after", "gain", "greedy before", "after", "gain", "curriculum"):
+        table.add_column(column)
+    for row in rows:
+        cells = []
+        for mode in MODES:
+            before, after = row[f"{mode}_before"], row[f"{mode}_after"]
+            cells += [f"{before:.2f}", f"{after:.2f}", f"{after - before:+.2f}"]
+        course = path_text([tuple(move) for move in row["curriculum_path"]])
+        table.add_row(row["env_id"].split(":")[-1], str(row["level"]), *cells, course)
+    console.print(table)

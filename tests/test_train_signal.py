@@ -1,0 +1,101 @@
+"""A run says what it trains and when it learns nothing: its default folder is named after its games, a run whose
+steps carry no signal stops with the reason and what to change, and the same run gives the same logs whatever
+runs beside it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from runs import flags
+
+from gymverse.episodes import Episode, Turn
+from gymverse.run.config import validate_loop_config
+from gymverse.run.no_signal import nothing_to_learn
+from gymverse.run.plan import TurnSample
+from gymverse.run.prepare import prepare
+from gymverse.train.cli import parse_train_args, train_from_argv
+
+CONFIG = SimpleNamespace(max_model_len=512, generate_max_length=16, norm_return=True)
+
+
+def turn(reward: float = 0.0, cut: bool = False) -> Turn:
+    return Turn("p", "r", [1], [2], [-0.1], reward, cut)
+
+
+def episode(*turns: Turn, ended_by: str = "terminated", overflow: int = 0) -> Episode:
+    return Episode("g:A", 1, list(turns), ended_by=ended_by, overflow_tokens=overflow)
+
+
+def samples(*returns: float, cut: bool = False) -> list[TurnSample]:
+    return [TurnSample("g:A", turn(cut=cut), ret) for ret in returns]
+
+
+def test_every_prompt_outgrowing_the_context_names_the_size_it_needs():
+    played = [episode(ended_by="context_overflow", overflow=n) for n in (700, 913)]
+    why = nothing_to_learn(played, [], CONFIG)
+    assert "--max_model_len 929 or more" in why and "913 tokens" in why
+
+
+def test_every_reply_cut_names_the_generation_length():
+    why = nothing_to_learn([episode(turn(cut=True))], samples(0.0, 1.0, cut=True), CONFIG)
+    assert "--generate_max_length 16" in why
+
+
+def test_equal_returns_name_the_zero_advantages_and_a_spread_is_a_signal():
+    assert "same return (g:A -1)" in nothing_to_learn([episode(turn())], samples(-1.0, -1.0), CONFIG)
+    assert nothing_to_learn([episode(turn())], samples(-1.0, 0.5), CONFIG) is None
+    raw = SimpleNamespace(**{**vars(CONFIG), "norm_return": False})
+    assert nothing_to_learn([episode(turn())], samples(-1.0, -1.0), raw) is None  # raw returns still push
+
+
+def test_the_default_run_folder_is_named_after_the_games(tmp_path):
+    argv = ["--env_id", "gymverse:GridCourier|gymverse:MailSorter", "--save_path", str(tmp_path)]
+    args = parse_train_args(argv)
+    prepare(args, argv, validate_loop_config)
+    assert args.wb_run_name == "perpo-GridCourier-MailSorter"
+    many = parse_train_args(
+        ["--env_id", "|".join(f"gymverse:{name}" for name in ["GridCourier"] * 2 + ["LightsOut"] * 9)]
+    )
+    prepare(many, [], validate_loop_config)
+    assert len(many.wb_run_name) < 70
+
+
+def test_a_run_whose_prompts_never_fit_stops_saying_why_and_saves_nothing(micro_model, tmp_path, capsys):
+    argv = flags(env_id="gymverse:GridCourier", pretrain=micro_model, save_path=tmp_path, num_env=2, sft_episodes=0)
+    argv += flags(max_model_len=40, rollout_batch_size=4, max_train=40, train_batch_size=4, eval_steps=0)
+    argv += flags(train_batch_size_per_device=4)
+    assert train_from_argv(argv) is None
+    error = capsys.readouterr().err
+    assert "nothing to learn: in steps 1-3 every episode (2) ended at its first prompt" in error
+    assert "give --max_model_len" in error and "Traceback" not in error
+    run_dir = tmp_path / "perpo-GridCourier"
+    assert not (run_dir / "saved_models").exists()
+
+
+def test_the_same_run_gives_the_same_logs_beside_a_busy_process_and_another_hash_seed(micro_model, tmp_path):
+    """Nothing in a run may hang on thread timing, the order parallel work finishes in, or set order."""
+    base = flags(env_id="gymverse:GridCourier|gymverse:MailSorter", pretrain=micro_model, num_env=4, seed=3)
+    base += flags(rollout_batch_size=8, max_train=24, train_batch_size=4, generate_max_length=8, prompt_template="no")
+    base += flags(train_batch_size_per_device=4)
+    base += flags(learning_rate="1e-3", eval_n=3, eval_steps=2, sft_episodes=4, sft_epochs=1, before_after_n=3)
+    base += flags(up_threshold=0, up_steps=1, max_idle_steps=0)
+    code = "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))"
+
+    def run(folder: str, hash_seed: str) -> Path:
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        argv = [*base, "--save_path", str(tmp_path / folder)]
+        done = subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return tmp_path / folder / "perpo-GridCourier-MailSorter"
+
+    alone = run("alone", "0")
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        busy = run("busy", "12345")
+    finally:
+        spinner.kill()
+        spinner.wait()
+    for name in ("actor_env_metrics.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl", "results.json"):
+        assert (alone / name).read_text() == (busy / name).read_text(), name
