@@ -1,9 +1,10 @@
 """Complexity study (GymVerse): the evolving curriculum from level 1 against fixed level 1, fixed level 10 and
-GenEnv's alpha curriculum, on the same games and episode budget; held-out sweep of levels 1..10."""
+GenEnv's alpha curriculum, on the same games and episode budget; held-out sweep of levels 1..10. Trained on the
+CPU demo's recipe (a noisy warm start that leaves RL room), so that the arms can separate."""
 
 import sys
 
-from experiments.harness import GAMES, Arm, Budget, Study, main
+from experiments.harness import DEMO_RECIPE, GAMES, Arm, Budget, Study, main
 
 
 def complexity_study(budget: Budget) -> Study:
@@ -18,7 +19,7 @@ def complexity_study(budget: Budget) -> Study:
             Arm("evolve (threshold)", {"evolve": True, "curriculum": "threshold", "train_difficulty": 1}),
             Arm("alpha curriculum", {"evolve": True, "curriculum": "alpha", "train_difficulty": 1}),
         ],
-        flags={"env_id": "|".join(GAMES)},
+        flags={"env_id": "|".join(GAMES), **DEMO_RECIPE},
         eval_levels=list(range(1, 11)),
         curve_levels=[1, 5, 10],
         budget=budget,

@@ -35,6 +35,12 @@ from typing import Any, Callable
 REPO = Path(__file__).resolve().parents[1]
 RESULT = "result.json"
 GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]  # the games a study trains on and sweeps unless it names others
+# How the studies train unless they say otherwise: the recipe their README results were measured with (a warm start
+# on solver-labelled demonstrations, a PERPO learning rate of 3e-5), pinned so that the trainer's defaults (the
+# CPU demo's) can change without changing what a study command gives.
+STUDY_RECIPE = {"learning_rate": 3e-5, "sft_epochs": 3, "sft_epsilon": 0.2, "sft_label": "solver"}
+# The CPU demo's recipe: a warm start on the epsilon-solver's own moves, half of them random, and lr 1e-4.
+DEMO_RECIPE = {"learning_rate": 1e-4, "sft_epochs": 6, "sft_epsilon": 0.5, "sft_label": "played"}
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,7 @@ def train_args(study: Study, arm: Arm, seed: int, root: Path, warm: Path | None)
         "before_after_n": 0,  # the study's own table compares the arms
         "max_idle_steps": 0,  # an arm that learns nothing (a fixed hard level) is a result, not an error
         "seed": seed,
+        **STUDY_RECIPE,
         **study.flags,
         **arm.flags,
         "save_path": str(root / study.name / slug(arm.name)),
@@ -166,7 +173,8 @@ def warm_path(study: Study, arm: Arm, seed: int, root: Path) -> tuple[str, Path]
     env_id = base.env_id if arm.warm_env_id is None else arm.warm_env_id
     if not env_id:
         return None
-    key = slug(f"{env_id}-{base.wrappers}-{base.prompt_template}-{study.budget.sft_episodes}")
+    recipe = "" if base.sft_label == "solver" else f"-{base.sft_label}{base.sft_epsilon:g}-{base.sft_epochs}"
+    key = slug(f"{env_id}-{base.wrappers}-{base.prompt_template}-{study.budget.sft_episodes}{recipe}")
     return env_id, root / study.name / "warm" / f"{key}-seed{seed}"
 
 
@@ -195,6 +203,8 @@ def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dic
                 learning_rate=base.sft_learning_rate,
                 prompt_template=base.prompt_template,
                 wrappers=base.wrappers,
+                epsilon=base.sft_epsilon,
+                label=base.sft_label,
                 seed=seed,
             )
         partial.rename(out)

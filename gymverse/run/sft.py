@@ -11,7 +11,7 @@ followed by its end-of-sequence token: cross-entropy on the reply tokens only.
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from gymverse.policy.base import Generation
 
@@ -253,6 +253,7 @@ def sft_command(
     prompt_template: str = "no",
     wrappers: str = "",
     epsilon: float = 0.2,
+    label: Literal["solver", "played"] = "solver",
     seed: int = 0,
     device: str = "cpu",
     cpu_threads: int = 1,
@@ -270,7 +271,9 @@ def sft_command(
         learning_rate: Peak learning rate (decays linearly to 0).
         prompt_template: Prompt template, as in training (e.g. "no", "qwen3_game", "chat").
         wrappers: GEM observation wrappers, as in training ("" for none).
-        epsilon: Probability that the demonstrator plays a random move (labels stay the solver's).
+        epsilon: Probability that the demonstrator plays a random move.
+        label: What each demonstrated move is labelled with: the solver's move, or the move played (the
+            epsilon-solver's own, random ones included).
         seed: Seed of the games, the demonstrator and the batch order.
         device: Torch device.
         cpu_threads: Torch threads on a CPU (0: torch's default); small models are fastest on one.
@@ -311,7 +314,9 @@ def sft_command(
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = load_causal_lm(path, torch.float32, device)
-    pairs = collect_demonstrations(taught, episodes, levels, prompt_template, wrappers, tokenizer, epsilon, seed)
+    pairs = collect_demonstrations(
+        taught, episodes, levels, prompt_template, wrappers, tokenizer, epsilon, seed, label=label
+    )
     result = train_on_demonstrations(model, tokenizer, pairs, epochs, batch_size, learning_rate, seed)
     out = Path(output)
     model.save_pretrained(out)
