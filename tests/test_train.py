@@ -43,7 +43,7 @@ def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
         *flags(max_train=48, train_batch_size=4, train_batch_size_per_device=2, generate_max_length=8),
         *flags(learning_rate="1e-3", prompt_template="no", eval_n=2, eval_steps=3, eval_generate_max_length=8),
         *flags(save_steps=2, max_save_num=2, up_threshold=0, up_steps=1, max_difficulty=4, gamma=0.9, sft_episodes=0),
-        *flags(before_after_n=2),
+        *flags(before_after_n=2, max_idle_steps=0),  # an untrained model whose 8-token replies are all cut
         "--evolve",
         *extra,
     ]

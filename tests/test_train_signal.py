@@ -99,3 +99,29 @@ def test_the_same_run_gives_the_same_logs_beside_a_busy_process_and_another_hash
         spinner.wait()
     for name in ("actor_env_metrics.jsonl", "episode_details.jsonl", "eval_env_metrics.jsonl", "results.json"):
         assert (alone / name).read_text() == (busy / name).read_text(), name
+
+
+def test_seeds_are_matched_by_start_and_end_level_and_give_mean_and_spread():
+    from gymverse.run.seeds import aggregate
+
+    def rows(end: int, after: float) -> list[dict]:
+        cell = dict(env_id="g:A", episodes=10, curriculum_start=1, curriculum_end=end)
+        cells = dict(sampled_before=0.5, sampled_after=after, greedy_before=0.5, greedy_after=0.5)
+        return [{**cell, **cells, "level": 1}, {**cell, **cells, "level": end}]
+
+    start, end = aggregate([rows(3, 0.7), rows(2, 0.9)])
+    assert (start["role"], end["role"], end["levels"]) == ("start", "end", [3, 2])
+    assert start["sampled_gain"][0] == 0.3 and round(start["sampled_gain"][1], 4) == round(0.2 / 2**0.5, 4)
+
+
+def test_seeds_flag_runs_each_seed_and_saves_the_aggregate(micro_model, tmp_path):
+    import json
+
+    argv = flags(env_id="gymverse:MailSorter", pretrain=micro_model, save_path=tmp_path, num_env=2, sft_episodes=0)
+    argv += flags(rollout_batch_size=4, max_train=4, train_batch_size=4, train_batch_size_per_device=4)
+    argv += flags(generate_max_length=8, eval_steps=0, eval_n=1, before_after_n=2, max_idle_steps=0, seeds=2, jobs=1)
+    folder = train_from_argv(argv)
+    assert folder == tmp_path / "perpo-MailSorter-seeds"
+    saved = json.loads((folder / "results.json").read_text())
+    assert saved["seeds"] == [42, 43] and {row["role"] for row in saved["rows"]} == {"start", "end"}
+    assert (tmp_path / "perpo-MailSorter-seed43" / "results.json").is_file()
