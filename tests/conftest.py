@@ -78,7 +78,10 @@ def write_groups(items):
 # quiet 2-core machine. They, and the tests of SLOW_BUILDS, are marked `slow` (`pytest -m "not slow"` is the quick loop) and start first, so
 # that no worker is left with a long one at the end.
 SLOW = {
-    "test_audit": ["test_diversity_flags_the_renamed_copy_but_not_a_different_game"],
+    "test_audit": [
+        "test_audit_command_writes_the_report_for_a_folder",
+        "test_diversity_flags_the_renamed_copy_but_not_a_different_game",
+    ],
     "test_cli": ["test_bad_input_is_refused_before_torch_loads"],
     "test_code_style": ["test_the_core_type_checks"],
     "test_evaluation": [
@@ -101,6 +104,7 @@ SLOW = {
         "test_a_log_line_the_disk_cannot_take_stops_the_step_and_resume_redoes_it",
     ],
     "test_genenv_keys": ["test_genenvs_launch_script_runs_with_its_keys_and_overrides"],
+    "test_genenv_rewards": ["test_embedding_similarity_ranks_paraphrases_above_unrelated_text"],
     "test_genenv_loop": [
         "test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
         "test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one",
@@ -111,6 +115,7 @@ SLOW = {
     ],
     "test_gymverse_evaluation": [
         "test_bad_settings_stop_the_script_with_one_line",
+        "test_with_gpus_each_one_plays_every_nth_game_of_a_category_in_its_own_process",
         "test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates",
     ],
     "test_policy": ["test_a_shared_prompt_read_once_scores_and_trains_as_each_row_read_whole"],
