@@ -20,6 +20,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 # use one of them run on a single pytest-xdist worker, so that it is built once; every other test goes to
 # whichever worker is free. (xdist's own `xdist_group` marks are lost under pytest 9, whose node ids they edit.)
 SHARED_BUILDS = {"scripted_run", "audit", "twins_audit", "judged", "oat_sources"}
+SLOW_BUILDS = SHARED_BUILDS - {"oat_sources"}  # their tests are `slow` too (oat_sources is a download, kept once)
+# A test that reads what an earlier test of its module left in a module fixture (the escape suite's journal of a
+# `check --dir` run) runs after it, on its worker.
+RUNS_AFTER = {
+    "test_sandbox": {
+        "test_what_each_payload_did_is_named_in_its_row": "test_check_dir_contains_every_payload_and_passes_the_control"
+    }
+}
 GROUPS = "GYMVERSE_TEST_GROUPS"  # the file where the workers leave each grouped test's group for the scheduler
 
 
@@ -53,9 +61,13 @@ def pytest_xdist_make_scheduler(config, log):
 def write_groups(items):
     groups = {}
     for item in items:
+        module, name = item.module.__name__, getattr(item, "originalname", None)
         shared = sorted(SHARED_BUILDS.intersection(getattr(item, "fixturenames", ())))
+        earlier = RUNS_AFTER.get(module, {})
         if shared:
-            groups[item.nodeid] = f"{item.module.__name__}.{shared[0]}"
+            groups[item.nodeid] = f"{module}.{shared[0]}"
+        elif name in earlier or name in earlier.values():
+            groups[item.nodeid] = f"{module}.{earlier.get(name, name)}"
     path = Path(os.environ[GROUPS])
     staging = path.with_name(f"{path.name}.{os.getpid()}")
     staging.write_text(json.dumps(groups))
@@ -63,12 +75,19 @@ def write_groups(items):
 
 
 # The tests that run a whole command, a training run or the escape suite end to end: 10 s to 2 min each on a
-# quiet 2-core machine. They are marked `slow` (`pytest -m "not slow"` is the quick loop) and start first, so
+# quiet 2-core machine. They, and the tests of SLOW_BUILDS, are marked `slow` (`pytest -m "not slow"` is the quick loop) and start first, so
 # that no worker is left with a long one at the end.
 SLOW = {
+    "test_audit": [
+        "test_audit_command_writes_the_report_for_a_folder",
+        "test_diversity_flags_the_renamed_copy_but_not_a_different_game",
+    ],
     "test_cli": ["test_bad_input_is_refused_before_torch_loads"],
     "test_code_style": ["test_the_core_type_checks"],
-    "test_evaluation": ["test_a_tiny_model_sweep_stopped_and_resumed_logs_what_an_uninterrupted_one_does"],
+    "test_evaluation": [
+        "test_a_model_checkpoint_is_scored_for_format_errors_and_context_overflow",
+        "test_a_tiny_model_sweep_stopped_and_resumed_logs_what_an_uninterrupted_one_does",
+    ],
     "test_experiments": [
         "test_a_half_finished_run_resumes_from_its_checkpoint",
         "test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_done",
@@ -85,6 +104,7 @@ SLOW = {
         "test_a_log_line_the_disk_cannot_take_stops_the_step_and_resume_redoes_it",
     ],
     "test_genenv_keys": ["test_genenvs_launch_script_runs_with_its_keys_and_overrides"],
+    "test_genenv_rewards": ["test_embedding_similarity_ranks_paraphrases_above_unrelated_text"],
     "test_genenv_loop": [
         "test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
         "test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one",
@@ -95,6 +115,7 @@ SLOW = {
     ],
     "test_gymverse_evaluation": [
         "test_bad_settings_stop_the_script_with_one_line",
+        "test_with_gpus_each_one_plays_every_nth_game_of_a_category_in_its_own_process",
         "test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates",
     ],
     "test_policy": ["test_a_shared_prompt_read_once_scores_and_trains_as_each_row_read_whole"],
@@ -103,8 +124,10 @@ SLOW = {
         "test_audit_dir_contains_every_payload",
         "test_check_dir_contains_every_payload_and_passes_the_control",
         "test_eval_dir_gives_each_payload_its_rows_and_plays_the_control",
+        "test_the_synthesis_gates_refuse_a_payload_that_patches_and_forges",
         "test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control",
         "test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control",
+        "test_unreadable_entries_are_rows_not_crashes",
         "test_what_each_payload_did_is_named_in_its_row",
     ],
     "test_synthesis": [
@@ -113,17 +136,21 @@ SLOW = {
         "test_resume_after_a_kill_loses_and_repeats_nothing",
     ],
     "test_train": [
+        "test_a_mistyped_value_is_refused_before_torch_is_imported_naming_the_flag_as_typed",
         "test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one",
         "test_a_short_run_leaves_logs_checkpoints_state_and_figure",
         "test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_from_where",
+        "test_env_dir_registers_a_folder_of_games_under_its_name",
         "test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model",
+        "test_the_readme_command_starts_on_cpu",
     ],
 }
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if getattr(item, "originalname", None) in SLOW.get(item.module.__name__, ()):
+        slow = getattr(item, "originalname", None) in SLOW.get(item.module.__name__, ())
+        if slow or SLOW_BUILDS.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
     collected = {(item.module.__name__, getattr(item, "originalname", None)) for item in items}
     stale = [f"{module}::{name}" for module, names in SLOW.items() for name in names if (module, name) not in collected]
