@@ -9,8 +9,25 @@ untrusted as its games, and GymVerse's also imports heavy packages at the top.
 """
 
 import ast
+import threading
 from pathlib import Path
 from typing import Any
+
+_PARSING = threading.Lock()
+
+
+def parse_python(source: str | bytes) -> ast.Module:
+    """``ast.parse``, one call at a time: CPython 3.11 before 3.11.8 can fail two parses in parallel threads with
+    ``SystemError: AST constructor recursion depth mismatch`` (the judge and adoption parse files in threads)."""
+    with _PARSING:
+        return ast.parse(source)
+
+
+def parse_expression(source: str) -> ast.Expression:
+    """``ast.parse(source, mode="eval")``, one call at a time (see :func:`parse_python`)."""
+    with _PARSING:
+        return ast.parse(source, mode="eval")
+
 
 Registration = tuple[str, dict[str, Any]]  # (env id, keyword arguments of the constructor)
 
@@ -57,7 +74,7 @@ def parse_registrations(source: str | bytes, package: str) -> dict[tuple[str, st
     literals, ``**kwargs``) is left out; a file that does not parse gives ``{}``. Never raises.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     calls = sorted(
@@ -122,7 +139,7 @@ def default_game_name(class_name: str) -> str:
 def defines_a_class(source: str | bytes) -> bool:
     """Whether a module's source defines a class at its top level (raises SyntaxError for a file that does not
     parse). A file that defines none, such as GymVerse's ``*_solver.py`` scripts, holds no game."""
-    return any(isinstance(node, ast.ClassDef) for node in ast.parse(source).body)
+    return any(isinstance(node, ast.ClassDef) for node in parse_python(source).body)
 
 
 def domain_from_file_name(file_name: str) -> str | None:

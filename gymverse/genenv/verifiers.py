@@ -17,6 +17,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from gymverse.env.gymverse_ids import parse_expression
 from gymverse.errors import BadInput
 from gymverse.genenv.reward_managers import math_equivalent, parse_tool_calls
 from gymverse.genenv.specs import json_values
@@ -54,7 +55,7 @@ def arithmetic_value(task: str) -> Fraction | None:
         if not re.search(r"\d\s*[-+*/]", expression):
             continue
         try:
-            return _evaluate(ast.parse(expression.strip(), mode="eval"))
+            return _evaluate(parse_expression(expression.strip()))
         except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
             continue
     return None

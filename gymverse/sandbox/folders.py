@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from gymverse.cache import cache_dir
-from gymverse.env.gymverse_ids import domain_from_file_name, read_registrations
+from gymverse.env.gymverse_ids import domain_from_file_name, parse_python, read_registrations
 from gymverse.env.registry import (
     RegistrationReport,
     folder_entries,
@@ -48,7 +48,7 @@ def _top_level_classes(source: bytes) -> tuple[str, ...] | None:
     key = hashlib.sha256(source).hexdigest()
     if key not in _parsed:
         try:
-            tree = ast.parse(source)
+            tree = parse_python(source)
             _parsed[key] = tuple(node.name for node in tree.body if isinstance(node, ast.ClassDef))
         except (SyntaxError, ValueError):
             _parsed[key] = None
