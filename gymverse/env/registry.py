@@ -52,7 +52,24 @@ class RegistrationReport:
         self.files.update(other.files)
 
 
-class RebuildOnComplexity(ComplexityKnob, gem.Env):
+class PlaysInner(gem.Env):
+    """An env that plays the game in ``self.inner``: steps, random moves and every other attribute are the game's."""
+
+    inner: gem.Env
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self.inner.step(action)
+
+    def sample_random_action(self) -> str:
+        return self.inner.sample_random_action()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not yet built: avoid recursing through __getattr__
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class RebuildOnComplexity(ComplexityKnob, PlaysInner):
     """Gives a constructor-only env ``set_complexity``: the env is rebuilt at the next reset. The wrapped class's
     ``max_complexity``, if it declares one, is the limit ``set_complexity`` enforces."""
 
@@ -70,19 +87,8 @@ class RebuildOnComplexity(ComplexityKnob, gem.Env):
             self.inner = self.env_class(complexity=self._complexity, **self.kwargs)
         return self.inner.reset(seed=seed)
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self.inner.step(action)
 
-    def sample_random_action(self) -> str:
-        return self.inner.sample_random_action()
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not yet built: avoid recursing through __getattr__
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-
-class DeferComplexity(gem.Env):
+class DeferComplexity(PlaysInner):
     """Holds a game's ``set_complexity`` until its next reset. Games written elsewhere (GymVerse's ``*TEST_env.py``)
     may apply a new complexity at once, rebuilding the running episode; behind this wrapper the contract holds:
     the running episode is unchanged and the next one uses the new complexity."""
@@ -102,17 +108,6 @@ class DeferComplexity(gem.Env):
             self.inner.set_complexity(self._pending)
             self._pending = None
         return self.inner.reset(seed=seed)
-
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self.inner.step(action)
-
-    def sample_random_action(self) -> str:
-        return self.inner.sample_random_action()
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not yet set: avoid recursing through __getattr__
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
 
 def set_env_complexity(env: gem.Env, complexity: int) -> None:
