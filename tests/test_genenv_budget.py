@@ -129,7 +129,7 @@ def test_with_alternate_epoch_the_environment_policy_also_learns_when_the_budget
 )
 def test_a_bad_budget_is_refused_by_name(argv, message, tmp_path, capsys):
     assert genenv_main(games_argv("oracle", "uniform", tmp_path, *argv)) == 2
-    assert message in capsys.readouterr().out
+    assert message in capsys.readouterr().err
 
 
 # -- online evaluation -----------------------------------------------------------------------------

@@ -329,7 +329,7 @@ def test_env_dir_registers_a_folder_of_games_for_the_run(micro_model, tmp_path, 
     episodes = RunFiles(tmp_path / "runs" / "t").read("episode_details.jsonl")
     assert episodes and {e["env_id"] for e in episodes} == {"example:RunicPotionGame"}
     assert genenv_main(argv(tmp_path / "nowhere")) == 2
-    assert f"--env-dir {tmp_path / 'nowhere'}: no such env folder" in capsys.readouterr().out
+    assert f"--env-dir {tmp_path / 'nowhere'}: no such env folder" in capsys.readouterr().err
 
 
 def test_the_curriculum_writer_raises_complexity_while_a_scripted_agent_always_wins(tmp_path):

@@ -184,7 +184,7 @@ def test_bad_settings_stop_the_script_with_one_line(evaluation_copy, gymverse_fo
     unknown = multi_model_eval(CATEGORIES="logic chemistry")
     assert unknown.returncode == 1 and "unknown category 'chemistry'" in unknown.stderr
     inverted = multi_model_eval(START_DIFFICULTY="2", NUM_DIFFICULTIES="4", END_DIFFICULTY="1")
-    assert inverted.returncode == 2 and "END_DIFFICULTY must be in (START_DIFFICULTY=2" in inverted.stdout
+    assert inverted.returncode == 2 and "END_DIFFICULTY must be in (START_DIFFICULTY=2" in inverted.stderr
     (tmp_path / "ckpt.txt").write_text("epsilon:0.5\n")
     solverless = multi_model_eval(
         CATEGORIES="my-games", ENV_DIR=str(gymverse_folder), RUNS_PER_DIFFICULTY="1", TRUSTED="1"

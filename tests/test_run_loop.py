@@ -117,6 +117,8 @@ def test_ctrl_c_finishes_or_abandons_the_step_and_resume_ends_like_an_uninterrup
 
 
 def test_ctrl_c_while_the_run_is_set_up_stops_at_once_before_any_step(tmp_path, capsys):
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a test worker may ignore Ctrl-C
+
     class SlowSetUp(Counter):
         def build(self) -> None:  # as a warm start would: Ctrl-C arrives in the middle of it
             super().build()
@@ -124,7 +126,10 @@ def test_ctrl_c_while_the_run_is_set_up_stops_at_once_before_any_step(tmp_path, 
             self.built = True
 
     loop = SlowSetUp(config(tmp_path), progress=False)
-    with pytest.raises(KeyboardInterrupt):
-        loop.run()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            loop.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not hasattr(loop, "built") and loop.step == 0 and loop.evaluated == []
     assert "Stopped at step 0 of 6: nothing was saved yet" in capsys.readouterr().out
