@@ -17,7 +17,7 @@ from gymverse.run.plan import TurnSample
 from gymverse.run.prepare import prepare
 from gymverse.train.cli import parse_train_args, train_from_argv
 
-CONFIG = SimpleNamespace(max_model_len=512, generate_max_length=16, norm_return=True)
+CONFIG = SimpleNamespace(max_model_len=512, generate_max_length=16, norm_return=True, norm_scope="env", group_size=1)
 
 
 def turn(reward: float = 0.0, cut: bool = False) -> Turn:
@@ -28,8 +28,8 @@ def episode(*turns: Turn, ended_by: str = "terminated", overflow: int = 0) -> Ep
     return Episode("g:A", 1, list(turns), ended_by=ended_by, overflow_tokens=overflow)
 
 
-def samples(*returns: float, cut: bool = False) -> list[TurnSample]:
-    return [TurnSample("g:A", turn(cut=cut), ret) for ret in returns]
+def samples(*returns: float, cut: bool = False, env_id: str = "g:A") -> list[TurnSample]:
+    return [TurnSample(env_id, turn(cut=cut), ret) for ret in returns]
 
 
 def test_every_prompt_outgrowing_the_context_names_the_size_it_needs():
@@ -48,6 +48,18 @@ def test_equal_returns_name_the_zero_advantages_and_a_spread_is_a_signal():
     assert nothing_to_learn([episode(turn())], samples(-1.0, 0.5), CONFIG) is None
     raw = SimpleNamespace(**{**vars(CONFIG), "norm_return": False})
     assert nothing_to_learn([episode(turn())], samples(-1.0, -1.0), raw) is None  # raw returns still push
+
+
+def test_equal_returns_are_judged_over_the_turns_normalized_together():
+    each_game_flat = samples(0.0, 0.0) + samples(1.0, 1.0, env_id="g:B")
+    assert "every game's turns had the same return (g:A 0, g:B 1)" in nothing_to_learn(
+        [episode(turn())], each_game_flat, CONFIG
+    )
+    batch = SimpleNamespace(**{**vars(CONFIG), "norm_scope": "batch"})
+    assert nothing_to_learn([episode(turn())], each_game_flat, batch) is None  # the batch spreads 0 against 1
+    assert "every batch's turns had the same return (batch 1)" in nothing_to_learn(
+        [episode(turn())], samples(1.0, 1.0, env_id="g:B"), batch
+    )
 
 
 def test_the_default_run_folder_is_named_after_the_games(tmp_path):

@@ -2,8 +2,8 @@
 
 A step learns nothing when none of its turns can carry a gradient: every episode's prompt outgrew the context
 before a reply (``context_overflow``), every reply was cut at the generation length (the game saw an invalid
-action, whatever the model meant), or every game's returns were equal within the step (PERPO's advantages are
-then all 0). :func:`nothing_to_learn` names the first of these that holds, with the flag to change and the size
+action, whatever the model meant), or the returns were equal within every set of turns normalized together
+(each game's for PERPO, the batch's or each group's with ``--norm_scope``): the advantages are then all 0. :func:`nothing_to_learn` names the first of these that holds, with the flag to change and the size
 it would need; the trainer stops after ``--max_idle_steps`` such steps in a row instead of saving checkpoints of
 an unchanged model.
 """
@@ -11,6 +11,8 @@ an unchanged model.
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
+
+from gymverse.run.env_table import normalization_keys
 
 
 def nothing_to_learn(episodes: Sequence[Any], samples: Sequence[Any], config: Any) -> str | None:
@@ -38,13 +40,15 @@ def nothing_to_learn(episodes: Sequence[Any], samples: Sequence[Any], config: An
             f"only saw invalid actions: raise --generate_max_length (e.g. {4 * config.generate_max_length})"
         )
     returns: dict[str, set[float]] = defaultdict(set)
-    for sample in samples:
-        returns[sample.env_id].add(round(sample.ret, 9))
+    for key, sample in zip(normalization_keys(samples, config.norm_scope, config.group_size), samples):
+        returns[key].add(round(sample.ret, 9))
     flat = all(len(values) == 1 for values in returns.values())
     if flat and (config.norm_return or all(values == {0.0} for values in returns.values())):
-        same = ", ".join(f"{env_id} {next(iter(values)):g}" for env_id, values in sorted(returns.items()))
+        same = ", ".join(f"{key} {next(iter(values)):g}" for key, values in sorted(returns.items()))
+        unit = {"env": "game", "batch": "batch", "group": "group"}[config.norm_scope]
         return (
-            f"every game's turns had the same return ({same}), so every advantage is 0 (--norm_return subtracts each game's mean): the model never "
+            f"every {unit}'s turns had the same return ({same}), so every advantage is 0 (--norm_return subtracts "
+            f"each {unit}'s mean): the model never "
             f"does better or worse than itself; start it where it sometimes wins (a warm start, --sft_episodes, "
             f"on games with a solver; a lower --train_difficulty; or a stronger --pretrain)"
         )
