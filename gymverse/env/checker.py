@@ -22,7 +22,7 @@ import gem
 
 from gymverse.env.core import EvolvableEnv
 from gymverse.env.players import Moves, RandomMoves, RepeatedMove, ScriptedMoves, epsilon_solver_move, random_move
-from gymverse.env.registry import DeferComplexity, RebuildOnComplexity, env_class
+from gymverse.env.registry import DeferComplexity, PlaysInner, env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
 from gymverse.env.values import reset_problem, step_problem
 
@@ -217,7 +217,7 @@ def steps(env: gem.Env, choose: Callable[[gem.Env], Any], count: int) -> Iterato
     """Up to ``count`` steps of ``choose``'s moves from the env's state, each ``(move, step's reply)`` with
     its types checked, until the episode ends. A jailed game plays :class:`Moves` inside its jail."""
     jailed = env
-    while isinstance(jailed, (RebuildOnComplexity, DeferComplexity)):
+    while isinstance(jailed, PlaysInner):
         jailed = jailed.inner
     if isinstance(choose, Moves) and hasattr(type(jailed), "play_on"):
         played = jailed.play_on(choose, count)

@@ -12,9 +12,14 @@ import numbers
 from typing import Any
 
 
+def is_bool(value: Any) -> bool:
+    """A Python or numpy bool (a game played in this process may return numpy's)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
 def reward_problem(reward: Any) -> str:
     """Why ``reward`` is not a finite real number a trainer can use ("" when it is)."""
-    if isinstance(reward, bool) or type(reward).__name__ == "bool_" or not isinstance(reward, numbers.Real):
+    if is_bool(reward) or not isinstance(reward, numbers.Real):
         return f"the reward is a {type(reward).__name__}, not a number"
     try:
         value = float(reward)
@@ -24,11 +29,6 @@ def reward_problem(reward: Any) -> str:
     if not math.isfinite(value):
         return f"the reward is {value}, not a finite number"
     return ""
-
-
-def is_bool(value: Any) -> bool:
-    """A Python or numpy bool (a game played in this process may return numpy's)."""
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
 
 
 def text_problem(text: str) -> str:
