@@ -260,7 +260,7 @@ class DatasetSpace(SavedFields):
         if hasattr(agent.policy, "generator"):
             judge = Side(
                 "judge",
-                evaluation_copy(agent.policy, self.seed, temperature=args.eval_temperature),
+                evaluation_copy(agent.policy, derive_seed(self.seed, 5), temperature=args.eval_temperature),
                 None,
                 agent.template,
             )

@@ -7,11 +7,11 @@ same instances and draws before and after makes the gain a paired difference: wh
 The rows are printed and saved as ``results.json`` in the run folder, beside the training-curve figure.
 """
 
-import copy
 import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from gymverse.run.online_eval import evaluation_copy
 from gymverse.run.plan import derive_seed
 
 MODES = ("sampled", "greedy")
@@ -67,14 +67,13 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
 
 def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
     """A copy of ``policy`` that plays as in training (``sampled``) or greedily, with a generator of its own."""
-    import torch
-
-    judge = copy.copy(policy)
-    judge.temperature = config.temperature if mode == "sampled" else 0.0
-    judge.top_p = config.top_p
-    judge.generate_max_length = config.generate_max_length
-    judge.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(seed, 14))
-    return judge
+    return evaluation_copy(
+        policy,
+        derive_seed(seed, 14),
+        temperature=config.temperature if mode == "sampled" else 0.0,
+        top_p=config.top_p,
+        generate_max_length=config.generate_max_length,
+    )
 
 
 def before_after(

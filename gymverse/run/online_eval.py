@@ -24,7 +24,7 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
 
     judge = evaluation_copy(
         policy,
-        seed,
+        derive_seed(seed, 5),
         temperature=config.eval_temperature,
         top_p=config.eval_top_p,
         generate_max_length=config.eval_generate_max_length,
@@ -56,17 +56,17 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
     return records
 
 
-def evaluation_copy(policy: Any, seed: int, **sampling: Any) -> Any:
+def evaluation_copy(policy: Any, generator_seed: int, **sampling: Any) -> Any:
     """A copy of ``policy`` that samples with ``sampling`` (temperature, top_p, ...) from a generator of its own,
-    seeded by the run: every evaluation of a run draws alike, and the policy in training keeps its settings and
-    its random state."""
+    seeded with ``generator_seed`` (derived from the run's): every evaluation of a run draws alike, and the policy
+    in training keeps its settings and its random state."""
     judge = copy.copy(policy)
     for name, value in sampling.items():
         setattr(judge, name, value)
     if getattr(policy, "generator", None) is not None:
         import torch
 
-        judge.generator = torch.Generator(device=policy.device).manual_seed(derive_seed(seed, 5))
+        judge.generator = torch.Generator(device=policy.device).manual_seed(generator_seed)
     return judge
 
 
