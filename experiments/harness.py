@@ -477,10 +477,11 @@ def plot(study: Study, arms: dict, results: list[dict], path: Path) -> None:
     grid = fig.add_gridspec(2 if games else 1, max(len(games), 2))
     half = max(len(games), 2) // 2
     left, right = fig.add_subplot(grid[0, :half]), fig.add_subplot(grid[0, half:])
+    curves = {name: training_curves(results, name) for name in arms}
     for i, game in enumerate(games):
         panel = fig.add_subplot(grid[1, i])
         for name in arms:
-            line = training_curves(results, name).get(game, [])
+            line = curves[name].get(game, [])
             panel.plot([s for s, _ in line], [v for _, v in line], label=name)
         panel.set_title(game, fontsize=9)
         panel.set_xlabel("training step")
