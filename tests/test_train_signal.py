@@ -86,8 +86,11 @@ def test_a_run_whose_prompts_never_fit_stops_saying_why_and_saves_nothing(micro_
     assert not (run_dir / "saved_models").exists()
 
 
-def test_the_same_run_gives_the_same_logs_beside_a_busy_process_and_another_hash_seed(micro_model, tmp_path):
-    """Nothing in a run may hang on thread timing, the order parallel work finishes in, or set order."""
+def test_the_same_run_gives_the_same_logs_beside_a_busy_process_another_hash_seed_and_more_workers(
+    micro_model, tmp_path
+):
+    """Nothing in a run may hang on thread timing, the order parallel work finishes in, or set order: the closing
+    table played in this process and by two forked workers is the same."""
     base = flags(env_id="gymverse:GridCourier|gymverse:MailSorter", pretrain=micro_model, num_env=4, seed=3)
     base += flags(rollout_batch_size=8, max_train=24, train_batch_size=4, generate_max_length=8, prompt_template="no")
     base += flags(train_batch_size_per_device=4)
@@ -95,17 +98,17 @@ def test_the_same_run_gives_the_same_logs_beside_a_busy_process_and_another_hash
     base += flags(up_threshold=0, up_steps=1, max_idle_steps=0)
     code = "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))"
 
-    def run(folder: str, hash_seed: str) -> Path:
+    def run(folder: str, hash_seed: str, jobs: int) -> Path:
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        argv = [*base, "--save_path", str(tmp_path / folder)]
+        argv = [*base, "--save_path", str(tmp_path / folder), "--jobs", str(jobs)]
         done = subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]
         return tmp_path / folder / "perpo-GridCourier-MailSorter"
 
-    alone = run("alone", "0")
+    alone = run("alone", "0", jobs=1)
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        busy = run("busy", "12345")
+        busy = run("busy", "12345", jobs=2)
     finally:
         spinner.kill()
         spinner.wait()

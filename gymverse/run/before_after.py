@@ -8,8 +8,12 @@ The rows are printed and saved as ``results.json`` in the run folder, beside the
 """
 
 import json
+import os
+import signal
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from gymverse.run.online_eval import evaluation_copy
 from gymverse.run.plan import derive_seed
@@ -77,37 +81,79 @@ def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
 
 
 def before_after(
-    before: Any, after: Any, config: Any, seed: int, paths: dict[str, list[tuple[int, int]]], progress: bool = True
+    before: Any,
+    after: Any,
+    config: Any,
+    seed: int,
+    paths: dict[str, list[tuple[int, int]]],
+    progress: bool = True,
+    jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """One row per game and level (``--train_difficulty`` and the level its curriculum reached): success of
-    ``before`` and ``after`` in each of :data:`MODES` over ``--before_after_n`` episodes."""
+    ``before`` and ``after`` in each of :data:`MODES` over ``--before_after_n`` episodes. ``jobs`` > 1 plays the
+    cells in that many forked processes (a cell's games and draws are its own, so the rows are the same)."""
     from tqdm import tqdm
 
-    episodes = config.before_after_n
-    plan = []
+    rows = []
+    cells = []  # (row, env_id, k, level, mode, when)
     for k, (env_id, path) in enumerate(paths.items()):
         start, end = (path[0][1], path[-1][1]) if path else (config.train_difficulty, config.train_difficulty)
         for level in sorted({start, end}):
-            plan.append((k, env_id, level, start, end, path))
-    rows = []
-    with tqdm(total=len(plan) * 2 * len(MODES), desc="before/after", disable=not progress, dynamic_ncols=True) as bar:
-        for k, env_id, level, start, end, path in plan:
-            row: dict[str, Any] = {
-                "env_id": env_id,
-                "level": level,
-                "episodes": episodes,
-                "curriculum_start": start,
-                "curriculum_end": end,
-                "curriculum_path": [list(move) for move in path],
-            }
-            for mode in MODES:
-                for when, policy in (("before", before), ("after", after)):
-                    row[f"{mode}_{when}"] = success_rate(
-                        player(policy, mode, config, seed), env_id, level, episodes, config, seed, k
-                    )
-                    bar.update()
-            rows.append(row)
+            cells += [(len(rows), env_id, k, level, mode, when) for mode in MODES for when in ("before", "after")]
+            rows.append(
+                {
+                    "env_id": env_id,
+                    "level": level,
+                    "episodes": config.before_after_n,
+                    "curriculum_start": start,
+                    "curriculum_end": end,
+                    "curriculum_path": [list(move) for move in path],
+                }
+            )
+    cells.sort(key=lambda cell: -cell[3])  # the higher levels' long games first, so no worker is left with one
+    with (
+        tqdm(total=len(cells), desc="before/after", disable=not progress, dynamic_ncols=True) as bar,
+        cell_player(before, after, config, seed, jobs) as play,
+    ):
+        for (row, _, _, _, mode, when), success in zip(cells, play(cells)):
+            rows[row][f"{mode}_{when}"] = success
+            bar.update()
     return rows
+
+
+@contextmanager
+def cell_player(before: Any, after: Any, config: Any, seed: int, jobs: int) -> Iterator[Any]:
+    """A function from cells to their success rates, in order: played here, or by ``jobs`` forked workers that
+    inherit both models (nothing is pickled but the cells and the rates)."""
+    if jobs <= 1:
+        yield lambda cells: (cell_success(cell, before, after, config, seed) for cell in cells)
+        return
+    import multiprocessing
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # a fast tokenizer would warn in each fork
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs, initializer=inherit, initargs=(before, after, config, seed)) as pool:
+        yield lambda cells: pool.imap(worker_cell_success, cells)
+
+
+def cell_success(cell: tuple[int, str, int, int, str, str], before: Any, after: Any, config: Any, seed: int) -> float:
+    _, env_id, k, level, mode, when = cell
+    policy = player(before if when == "before" else after, mode, config, seed)
+    return success_rate(policy, env_id, level, config.before_after_n, config, seed, k)
+
+
+_INHERITED: tuple[Any, ...] = ()  # a worker's (before, after, config, seed), from its parent's memory
+
+
+def inherit(*playing: Any) -> None:
+    """A worker's start: the models it inherited, and Ctrl-C left to the parent (which ends the pool)."""
+    global _INHERITED
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _INHERITED = playing
+
+
+def worker_cell_success(cell: tuple[int, str, int, int, str, str]) -> float:
+    return cell_success(cell, *_INHERITED)
 
 
 def save_results(run_dir: str | Path, rows: list[dict[str, Any]]) -> Path:

@@ -21,7 +21,8 @@ class TrainArgs(LoopConfig):
     """Run the same training once per seed, --seed to --seed + N - 1, in child processes, and print the closing
     tables' mean and spread per cell (<--save_path>/<--wb_run_name>-seeds/results.json)."""
     jobs: int = 0
-    """With --seeds: runs at a time (0: one per CPU core, at most --seeds)."""
+    """Processes at a time (0: one per CPU core): with --seeds, the seeds' runs (at most --seeds); else, on a CPU,
+    the closing table's cells."""
     max_idle_steps: int = 3
     """Stop, saying why, after this many steps in a row with nothing to learn from (every episode outgrowing the
     context, every reply cut, every game's returns equal); 0: never."""

@@ -9,6 +9,7 @@ does the rest: resume, evaluation and save cadence, Ctrl-C. Seeds of the games a
 (seed, step), so a resumed run replays exactly what an uninterrupted one would have done.
 """
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,7 @@ class Trainer(RunLoop):
         metrics = self.files.read("actor_env_metrics.jsonl")
         paths = {env_id: curriculum_path(metrics, env_id) for env_id in self.env_ids}
         start = HFPolicy(self.reference_path, self.sampling, device=self.args.device)
-        rows = before_after(start, self.policy, self.args, self.seed, paths, self.progress)
+        jobs = (self.args.jobs or os.cpu_count() or 1) if self.args.device == "cpu" else 1  # CUDA does not fork
+        rows = before_after(start, self.policy, self.args, self.seed, paths, self.progress, jobs)
         print_before_after(rows)
         print(f"Table: {save_results(self.run_dir, rows)}")

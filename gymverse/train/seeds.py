@@ -34,7 +34,8 @@ def run_seeds(args: Any, argv: list[str]) -> Path:
         while waiting or running:
             while waiting and len(running) < jobs:
                 seed = waiting.pop(0)
-                child_argv = [*argv, "--seeds", "1", "--seed", str(seed), "--wb_run_name", run_name(args, seed)]
+                child_argv = [*argv, "--seeds", "1", "--jobs", "1", "--seed", str(seed)]
+                child_argv += ["--wb_run_name", run_name(args, seed)]
                 log = open(folder / f"seed{seed}.log", "w")
                 running[seed] = (
                     subprocess.Popen([sys.executable, "-c", CHILD, *child_argv], stdout=log, stderr=log),
