@@ -26,8 +26,9 @@ from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.run.config import RunConfig
 from gymverse.run.env_table import EnvTable, per_env_advantages
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed, plan_step, play_until, take, turn_samples
+from gymverse.run.plan import plan_step, play_until, take, turn_samples
 from gymverse.run.prepare import prepare
+from gymverse.seeds import actor_envs_seed
 
 ENV = "gymverse:PeakFinder"
 
@@ -443,7 +444,7 @@ def test_actor_step_logic_on_a_real_game(tokenizer):
     """What Actor.step does, minus OAT: play, record, pick exactly one per-device batch of turns."""
     fake = FakeVLLM(tokenizer, "\\boxed{read 0}")
     policy = ActorPolicy(fake, tokenizer)
-    group = make_env_group(ENV, 2, complexity=1, seed=env_group_seed(0, 1, 0, 1, 2))
+    group = make_env_group(ENV, 2, complexity=1, seed=actor_envs_seed(0, 1, 0, 1, 2))
 
     def play(env_id, call):
         return collect_episodes(policy, group, env_id, num_episodes=2, tokenizer=tokenizer)

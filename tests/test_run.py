@@ -30,7 +30,6 @@ from gymverse.run.config import RunConfig, eval_settings, validate_run_config
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, advantages_of, per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import (
-    env_group_seed,
     group_seeds,
     plan_step,
     play_until,
@@ -39,6 +38,7 @@ from gymverse.run.plan import (
     trainable,
     turn_samples,
 )
+from gymverse.seeds import actor_envs_seed
 
 ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 
@@ -307,7 +307,7 @@ def test_round_robin_plays_one_env_per_step_and_mixed_all():
 @given(st.integers(0, 10**6), st.integers(1, 8), st.integers(1, 5), st.integers(1, 16))
 def test_every_game_copy_on_every_actor_gets_its_own_seed(seed, actors, groups, num_env):
     seeds = [
-        env_group_seed(seed, a, g, groups, num_env) + i
+        actor_envs_seed(seed, a, g, groups, num_env) + i
         for a in range(actors)
         for g in range(groups)
         for i in range(num_env)

@@ -8,12 +8,12 @@ A controller never asks an environment for more than its highest complexity (``h
 """
 
 import math
-import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gymverse.env import highest_complexity, registered_ids
 from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
+from gymverse.seeds import keyed_rng
 
 
 @dataclass
@@ -149,7 +149,7 @@ class UniformCurriculum(Curriculum):
 
     def _next_complexity(self, env_id: str, state: _EnvState, rate: float, episodes: int, ceiling: int) -> int:
         state.episodes += 1  # here: batches drawn for this game
-        return random.Random(f"{self.seed}/{env_id}/{state.episodes}").randint(self.min_complexity, ceiling)
+        return keyed_rng(self.seed, env_id, state.episodes).randint(self.min_complexity, ceiling)
 
 
 def highest_complexities(env_ids: list[str]) -> dict[str, int]:

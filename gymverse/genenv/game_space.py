@@ -34,7 +34,8 @@ from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval
-from gymverse.run.plan import derive_seed, step_samples
+from gymverse.run.plan import step_samples
+from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
 
 ENV_SFT_FOR_TINY = 800  # random valid specs the untrained tiny environment model is warm-started on
 
@@ -129,14 +130,16 @@ class GameSpace(SavedFields):
         if self.curriculum is not None:
             env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
         elif args.env_model == UNIFORM or not args.genenv_enable:
-            env = Side(UNIFORM, UniformSpecs(self.infos, derive_seed(self.seed, step, 11)))
+            env = Side(UNIFORM, UniformSpecs(self.infos, step_seed(self.seed, step, StepPurpose.UNIFORM_SPECS)))
         prompts, generations = env.write(contents, args.num_generations_per_prompt)
         tasks = []
         for i, (prompt, generation) in enumerate(zip(prompts, generations)):
             check = read_spec(generation.text, self.infos)
             spec = check.spec
             if spec is not None and spec.seed is None:
-                spec = GameSpec(spec.game, spec.complexity, spec.params, derive_seed(self.seed, step, 12, i))
+                spec = GameSpec(
+                    spec.game, spec.complexity, spec.params, step_seed(self.seed, step, StepPurpose.SPEC_RESET, i)
+                )
             tasks.append(
                 WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec, check.reason)
             )
@@ -180,7 +183,9 @@ class GameSpace(SavedFields):
         args = self.args
         self.tasks = self.write(env, step)
         episodes = self.attempt(agent, self.tasks)
-        samples = step_samples(args, episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
+        samples = step_samples(
+            args, episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
+        )
         record = {"epoch": (step - 1) // args.steps_per_epoch, **self.agent_metrics(self.tasks, episodes)}
         return AgentBatch(samples, advantages_of(samples, self.table, args.norm_return), record, episodes)
 
@@ -246,7 +251,7 @@ def warm_start_environment(args: Any, infos: dict, count: int, out: Path, seed: 
     from gymverse.policy.tiny import resolve_pretrain
     from gymverse.run.sft import fit_and_save
 
-    pairs = warm_start_pairs(infos, count, derive_seed(seed, 22))
+    pairs = warm_start_pairs(infos, count, derive_seed(seed, Purpose.ENV_WARM_START))
     result = fit_and_save(
         resolve_pretrain(args.env_model),
         lambda tokenizer: [

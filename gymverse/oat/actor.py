@@ -27,8 +27,8 @@ from gymverse.oat.transitions import play_step
 from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed
 from gymverse.run.prepare import register_env_dirs
+from gymverse.seeds import actor_envs_seed, actor_seed
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
 
@@ -60,7 +60,7 @@ class Actor(PPOActor):
                 args.num_env,
                 wrappers_spec(args.wrappers),
                 complexity=args.train_difficulty,
-                seed=env_group_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
+                seed=actor_envs_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
                 tokenizer=self.tokenizer,
                 async_mode=args.async_env,
             )
@@ -68,7 +68,7 @@ class Actor(PPOActor):
         }
         self.eval_groups = {}  # (env id, complexity) -> env group, built at first use
         self.ledger = ActorLedger(self.table, RunFiles(save_path, actor_id=actor_id), args.dump_experience_every)
-        self.rng = random.Random(args.seed + actor_id)
+        self.rng = random.Random(actor_seed(args.seed, actor_id))
         self.step_count = 0
 
     def sample(self, prompts: list[str]) -> list:
@@ -125,7 +125,7 @@ class Actor(PPOActor):
                 tokenizer=self.tokenizer,
             )
         ids = eval_env_ids(self.args)
-        seed = env_group_seed(
+        seed = actor_envs_seed(
             self.args.seed + EVAL_SEED_OFFSET, self.actor_id, ids.index(env_id), len(ids), min(self.args.eval_n, 32)
         )
         return collect_episodes(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gymverse.run.online_eval import evaluation_copy
-from gymverse.run.plan import derive_seed
+from gymverse.seeds import Purpose, derive_seed
 
 MODES = ("sampled", "greedy")
 
@@ -49,7 +49,7 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
         min(episodes, 32),
         wrappers_spec(config.wrappers),
         complexity=level,
-        seed=derive_seed(seed, 11, k, level),
+        seed=derive_seed(seed, Purpose.CLOSING_ENVS, k, level),
         tokenizer=policy.tokenizer,
     )
     played = collect_episodes(
@@ -59,8 +59,8 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
         episodes,
         template=config.prompt_template,
         max_model_len=config.max_model_len,
-        seed=derive_seed(seed, 12, k, level),
-        sample_seeds=[derive_seed(seed, 13, k, level, n) for n in range(episodes)],
+        seed=derive_seed(seed, Purpose.CLOSING_GAMES, k, level),
+        sample_seeds=[derive_seed(seed, Purpose.CLOSING_DRAWS, k, level, n) for n in range(episodes)],
     )
     return sum(e.success for e in played) / episodes
 
@@ -69,7 +69,7 @@ def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
     """A copy of ``policy`` that plays as in training (``sampled``) or greedily, with a generator of its own."""
     return evaluation_copy(
         policy,
-        derive_seed(seed, 14),
+        derive_seed(seed, Purpose.CLOSING_SAMPLER),
         temperature=config.temperature if mode == "sampled" else 0.0,
         top_p=config.top_p,
         generate_max_length=config.generate_max_length,

@@ -14,7 +14,7 @@ from typing import Any
 
 from gymverse.run.config import eval_levels, eval_settings
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import derive_seed
+from gymverse.seeds import Purpose, derive_seed
 
 
 def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int) -> list[dict[str, Any]]:
@@ -24,7 +24,7 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
 
     judge = evaluation_copy(
         policy,
-        derive_seed(seed, 5),
+        derive_seed(seed, Purpose.EVAL_SAMPLER),
         temperature=config.eval_temperature,
         top_p=config.eval_top_p,
         generate_max_length=config.eval_generate_max_length,
@@ -39,7 +39,7 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
                 min(config.eval_n, 32),
                 wrappers,
                 complexity=level,
-                seed=derive_seed(seed, 3, k),
+                seed=derive_seed(seed, Purpose.EVAL_ENVS, k),
                 tokenizer=tokenizer,
             )
             by_level[level] = collect_episodes(
@@ -49,8 +49,8 @@ def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int)
                 config.eval_n,
                 template=template,
                 max_model_len=config.max_model_len if tokenizer is not None else None,
-                seed=derive_seed(seed, 4, k, level),
-                sample_seeds=[derive_seed(seed, 6, k, level, n) for n in range(config.eval_n)],
+                seed=derive_seed(seed, Purpose.EVAL_GAMES, k, level),
+                sample_seeds=[derive_seed(seed, Purpose.EVAL_DRAWS, k, level, n) for n in range(config.eval_n)],
             )
         records += files.log_eval(step, env_id, by_level)
     return records

@@ -24,9 +24,10 @@ from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
 from gymverse.run.no_signal import nothing_to_learn
 from gymverse.run.online_eval import eval_wandb_metrics, online_eval
-from gymverse.run.plan import TurnSample, derive_seed, group_seeds, plan_step, play_until, step_samples
+from gymverse.run.plan import TurnSample, group_seeds, plan_step, play_until, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
+from gymverse.seeds import StepPurpose, step_seed, train_envs_seed, train_games_seed
 from gymverse.train.args import TrainArgs
 
 
@@ -87,7 +88,7 @@ class Trainer(RunLoop):
                 args.num_env,
                 wrappers,
                 complexity=args.train_difficulty,
-                seed=derive_seed(self.seed, k),
+                seed=train_envs_seed(self.seed, k),
                 tokenizer=self.tokenizer,
                 async_mode=args.async_env,
             )
@@ -112,14 +113,16 @@ class Trainer(RunLoop):
                 template=args.prompt_template,
                 max_model_len=args.max_model_len,
                 seed=group_seeds(
-                    derive_seed(self.seed, step, self.env_ids.index(env_id), call), args.num_env, args.group_size
+                    train_games_seed(self.seed, step, self.env_ids.index(env_id), call), args.num_env, args.group_size
                 ),
             )
 
         return play_until(plan, play)
 
     def learn(self, samples: list[TurnSample], advantages: list[float], step: int) -> dict[str, float]:
-        return self.update.learn(samples, advantages, random.Random(derive_seed(self.seed, step, 99)))
+        return self.update.learn(
+            samples, advantages, random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
+        )
 
     def train_step(self, step: int) -> dict[str, Any]:
         args = self.args
@@ -135,7 +138,7 @@ class Trainer(RunLoop):
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
             self.files.save_trajectories(step, all_episodes)
         samples = step_samples(
-            args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98))
+            args, all_episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
         )
         self.check_signal(step, all_episodes, samples)
         advantages = advantages_of(samples, self.table, args.norm_return, args.norm_scope, args.group_size)
