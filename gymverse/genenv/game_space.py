@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from gymverse.curriculum import curriculum_params, make_curriculum
+from gymverse.curriculum import CurriculumDriver
 from gymverse.genenv.attempts import play_specs, success_rate
 from gymverse.genenv.prompts import (
     CURRICULUM,
@@ -53,8 +53,10 @@ class GameSpace(SavedFields):
         self.played = 0  # the agent's episodes so far
         self.idle_steps = 0  # steps in a row without a valid task (so without an episode)
         self.tasks: list[WrittenTask] = []  # the step's tasks
-        self.curriculum = (
-            make_curriculum(args.curriculum, **curriculum_params(args)) if args.env_model == CURRICULUM else None
+        self.curriculum = (  # the curriculum writer's, on whatever --evolve says
+            CurriculumDriver.from_config(self.games, args, args.seed, evolve=True)
+            if args.env_model == CURRICULUM
+            else None
         )
 
     def starts(self, run_dir: Path, progress: bool) -> tuple[str, str | None]:
@@ -171,12 +173,10 @@ class GameSpace(SavedFields):
         self.idle_steps = 0 if valid else self.idle_steps + 1
         for (game, complexity), rates in by_level.items():
             self.success[game][complexity] = sum(rates) / len(rates)
+        episodes = [e for game_episodes in played for e in game_episodes]
         if self.curriculum is not None:
-            for game in self.games:
-                wins = [e.success for t, episodes in zip(valid, played) if t.task.game == game for e in episodes]
-                if wins:
-                    self.curriculum.update(game, sum(wins) / len(wins), len(wins))
-        return [e for episodes in played for e in episodes]
+            self.curriculum.advance(self.table.success_rates(self.table.tally(episodes)))
+        return episodes
 
     def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch:
         """The step's tasks, written and played; PERPO's batch from their episodes (returns normalized per game)."""

@@ -57,7 +57,7 @@ class Learner(PPOLearner):
         if args.critic_type == "drgrpo" and args.length_norm_constant:
             self.masked_aggregator = functools.partial(masked_sum, constant_normalizer=args.length_norm_constant)
         self.dataset_builder = GameTransitionDataset
-        self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args)  # advanced by rank 0 only
+        self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args, args.seed)  # advanced by rank 0 only
         self.table = EnvTable(train_env_ids(args))
         self.batch_env_ids: list[str] = []
         self.step_offset = 0  # steps of the run before this process started (a resumed run)

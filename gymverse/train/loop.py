@@ -79,7 +79,7 @@ class Trainer(RunLoop):
             self.reference.eval().requires_grad_(False)
         updates = self.total_steps() * PolicyUpdate.updates_per_call(args, args.rollout_batch_size)
         self.update = PolicyUpdate(self.model, self.tokenizer.pad_token_id, args, updates, self.reference)
-        self.curriculum = CurriculumDriver.from_config(self.env_ids, args)
+        self.curriculum = CurriculumDriver.from_config(self.env_ids, args, args.seed)
         self.table = EnvTable(self.env_ids)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
