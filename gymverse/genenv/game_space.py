@@ -32,8 +32,9 @@ from gymverse.genenv.space import AgentBatch, SavedFields
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.files import RunFiles
-from gymverse.run.online_eval import eval_wandb_metrics, online_eval
+from gymverse.run.online_eval import online_eval
 from gymverse.run.plan import step_samples
 from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
 
@@ -214,7 +215,7 @@ class GameSpace(SavedFields):
 
     def evaluate(self, agent: Side, step: int, files: RunFiles) -> dict[str, float]:
         """The PERPO trainer's online evaluation (--eval_* flags)."""
-        return eval_wandb_metrics(online_eval(agent.policy, self.args, self.seed, files, step))
+        return eval_metrics(online_eval(agent.policy, self.args, self.seed, files, step), eval_plan(self.args))
 
     def record(self, step: int, task: WrittenTask) -> dict[str, Any]:
         return task_record(step, task, spec_text(task.task) if task.valid else None)

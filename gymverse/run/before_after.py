@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from gymverse.run.eval_plan import copies_for
 from gymverse.run.online_eval import evaluation_copy
 from gymverse.seeds import Purpose, derive_seed
 
@@ -46,7 +47,7 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
 
     group = make_env_group(
         env_id,
-        min(episodes, 32),
+        copies_for(episodes),
         wrappers_spec(config.wrappers),
         complexity=level,
         seed=derive_seed(seed, Purpose.CLOSING_ENVS, k, level),

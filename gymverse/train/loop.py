@@ -20,10 +20,11 @@ from gymverse.run.before_after import before_after, curriculum_path, print_befor
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
 from gymverse.run.no_signal import nothing_to_learn
-from gymverse.run.online_eval import eval_wandb_metrics, online_eval
+from gymverse.run.online_eval import online_eval
 from gymverse.run.plan import TurnSample, group_seeds, plan_step, play_until, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
@@ -160,7 +161,7 @@ class Trainer(RunLoop):
 
     # -- evaluation, checkpoints, state ---------------------------------------------------------
     def evaluate(self, step: int) -> dict[str, float]:
-        return eval_wandb_metrics(online_eval(self.policy, self.args, self.seed, self.files, step))
+        return eval_metrics(online_eval(self.policy, self.args, self.seed, self.files, step), eval_plan(self.args))
 
     def save_models(self, step: int) -> dict[str, Any]:
         save_checkpoint(self.run_dir, step, self.model, self.tokenizer)
