@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gymverse
-from gymverse.curriculum import highest_complexities, make_curriculum
+from gymverse.curriculum import CONTROLLERS, RatchetParams, highest_complexities, make_curriculum
 from gymverse.env import (
     EvolvableEnv,
     Feedback,
@@ -30,6 +30,7 @@ from gymverse.env import (
 )
 from gymverse.env.checker import check_env
 from gymverse.env.complexity import line_value, validate_complexity
+from gymverse.env.evolve import Thresholds
 from gymverse.env.success import episode_success
 
 
@@ -256,14 +257,14 @@ def test_oracle_action_is_none_once_the_episode_is_over():
     assert env.oracle_action() is None
 
 
-@pytest.mark.parametrize("name", ["threshold", "alpha", "ratchet", "uniform"])
+@pytest.mark.parametrize("name", list(CONTROLLERS))
 def test_curricula_never_ask_past_a_games_highest_complexity(name):
     curriculum = make_curriculum(
         name,
         start=2,
         max_complexity=50,
         highest={"capped": 4},
-        **({"min_episodes": 1} if name == "ratchet" else {"up_steps": 1} if name == "threshold" else {}),
+        params={"ratchet": RatchetParams(ratchet_min_episodes=1), "threshold": Thresholds(up_steps=1)}.get(name),
     )
     capped, free = zip(*[(curriculum.update("capped", 1.0), curriculum.update("free", 1.0)) for _ in range(20)])
     assert max(capped) == 4 and max(free) > 4

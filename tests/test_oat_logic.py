@@ -17,7 +17,6 @@ from gymverse.env.groups import make_env_group
 from gymverse.episodes import Episode, Turn, collect_episodes
 from gymverse.errors import BadInput
 from gymverse.oat.actor_policy import ActorPolicy
-from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys, split_evenly
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.settings import global_actor_id, gpu_split, learner_world_size, prepare_args, prompt_slots
 from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, play_step, step_info, transition_fields
@@ -25,9 +24,11 @@ from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.run.config import RunConfig
 from gymverse.run.env_table import EnvTable, per_env_advantages
+from gymverse.run.eval_plan import EvalCell, eval_metrics, eval_plan, eval_rounds, metric_keys, split_evenly
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed, plan_step, play_until, take, turn_samples
+from gymverse.run.plan import plan_step, play_until, take, turn_samples
 from gymverse.run.prepare import prepare
+from gymverse.seeds import actor_envs_seed
 
 ENV = "gymverse:PeakFinder"
 
@@ -141,24 +142,40 @@ def test_split_evenly_shares_everything_fairly(total, parts):
 
 
 def test_eval_rounds_give_each_actor_one_share_per_round():
-    rounds = eval_rounds(["a", "b"], [1, 5], episodes=5, num_actors=2)
+    plan = eval_plan(RunConfig(env_id="a|b", eval_difficulty="1|5", eval_n=5))
+    rounds = eval_rounds(plan, num_actors=2)
     assert len(rounds) == 4
-    for jobs in rounds:
-        assert len({actor for actor, *_ in jobs}) == len(jobs)
-        assert sum(count for *_, count in jobs) == 5
-    assert rounds[1] == [(0, "a", 5, 3), (1, "a", 5, 2)]
-    assert all(len(jobs) == 1 for jobs in eval_rounds(["a"], [1], episodes=1, num_actors=4))
+    for shares in rounds:
+        assert len({share.actor for share in shares}) == len(shares)
+        assert sum(share.count for share in shares) == 5
+    assert [(s.actor, s.cell.env_id, s.cell.level, s.first, s.count) for s in rounds[1]] == [
+        (0, "a", 5, 0, 3),
+        (1, "a", 5, 3, 2),
+    ]
+    one_episode = eval_plan(RunConfig(env_id="a", eval_n=1))
+    assert all(len(shares) == 1 for shares in eval_rounds(one_episode, num_actors=4))
+
+
+@pytest.mark.parametrize("episodes, actors", [(5, 2), (32, 3), (70, 2)])
+def test_actors_sharing_a_cell_play_the_native_evaluations_first_games(episodes, actors):
+    cell, seed = EvalCell(1, "a", 4, "", "no", episodes), 42
+    starts = [
+        game for [*shares] in eval_rounds([cell], actors) for s in shares for game in s.reset_seeds(seed)[: s.count]
+    ]
+    assert len(set(starts)) == len(starts)  # no two copies of a cell start from the same game
+    assert sorted(starts)[: cell.copies] == [cell.games_seed(seed) + i for i in range(cell.copies)]  # the native's
 
 
 def test_eval_metrics_have_fixed_keys_on_every_rank():
-    keys = metric_keys(["a", "b"], [1, 3])
-    assert list(eval_metrics([], ["a", "b"], [1, 3])) == keys
+    plan = eval_plan(RunConfig(env_id="a|b", eval_difficulty="1|3"))
+    keys = metric_keys(plan)
+    assert list(eval_metrics([], plan)) == keys
     records = [{"env_id": "a", "complexity": 3, "accuracy": 0.5, "mean_episode_len": 4.0}]
-    metrics = eval_metrics(records, ["a", "b"], [1, 3])
+    metrics = eval_metrics(records, plan)
     assert list(metrics) == keys
     assert metrics["eval/a/c3/accuracy"] == 0.5 and metrics["eval/average/accuracy"] == 0.125
     with pytest.raises(KeyError, match="outside the evaluation plan"):
-        eval_metrics([{**records[0], "complexity": 2}], ["a", "b"], [1, 3])
+        eval_metrics([{**records[0], "complexity": 2}], plan)
 
 
 # ---------------------------------------------------------------- flags
@@ -443,7 +460,7 @@ def test_actor_step_logic_on_a_real_game(tokenizer):
     """What Actor.step does, minus OAT: play, record, pick exactly one per-device batch of turns."""
     fake = FakeVLLM(tokenizer, "\\boxed{read 0}")
     policy = ActorPolicy(fake, tokenizer)
-    group = make_env_group(ENV, 2, complexity=1, seed=env_group_seed(0, 1, 0, 1, 2))
+    group = make_env_group(ENV, 2, complexity=1, seed=actor_envs_seed(0, 1, 0, 1, 2))
 
     def play(env_id, call):
         return collect_episodes(policy, group, env_id, num_episodes=2, tokenizer=tokenizer)

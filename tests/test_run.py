@@ -12,15 +12,17 @@ import gymverse  # noqa: F401  (registers the built-in games)
 from gymverse import register_env_dir
 from gymverse.curriculum import (
     AlphaCurriculum,
+    AlphaParams,
     CurriculumDriver,
     RatchetCurriculum,
+    RatchetParams,
     ThresholdCurriculum,
     UniformCurriculum,
     apply_levels,
-    curriculum_params,
-    make_curriculum,
+    make_controller,
 )
 from gymverse.env import get_env_complexity
+from gymverse.env.evolve import Thresholds
 from gymverse.env.groups import make_env_group
 from gymverse.episodes import Episode, Turn
 from gymverse.errors import BadInput
@@ -30,7 +32,6 @@ from gymverse.run.config import RunConfig, eval_settings, validate_run_config
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, advantages_of, per_env_advantages
 from gymverse.run.files import RunFiles
 from gymverse.run.plan import (
-    env_group_seed,
     group_seeds,
     plan_step,
     play_until,
@@ -39,6 +40,7 @@ from gymverse.run.plan import (
     trainable,
     turn_samples,
 )
+from gymverse.seeds import actor_envs_seed
 
 ENVS = "gymverse:GridCourier|gymverse:MailSorter"
 
@@ -53,12 +55,12 @@ def make_episode(env_id, rewards, ended_by="terminated", lengths=None, success=N
 
 
 # -- configuration ---------------------------------------------------------------------------------
-def test_curriculum_params_follow_the_chosen_curriculum():
+def test_the_chosen_controller_takes_its_flags():
     config = RunConfig(curriculum="ratchet", train_difficulty=2, ratchet_min_episodes=8)
     validate_run_config(config)
-    curriculum = make_curriculum(config.curriculum, **curriculum_params(config))
+    curriculum = make_controller(config, config.seed, {})
     assert isinstance(curriculum, RatchetCurriculum)
-    assert (curriculum.start, curriculum.min_episodes, curriculum.max_complexity) == (2, 8, 10)
+    assert (curriculum.start, curriculum.params.ratchet_min_episodes, curriculum.max_complexity) == (2, 8, 10)
 
 
 @pytest.mark.parametrize(
@@ -69,6 +71,9 @@ def test_curriculum_params_follow_the_chosen_curriculum():
         ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
         ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
         ({"eval_wrappers": "concat|concat|concat"}, "--eval_wrappers has 3 values"),
+        ({"up_threshold": 1.5}, "--up_threshold is a success rate"),
+        ({"curriculum": "alpha", "k_min": -0.1}, "--k_min"),
+        ({"curriculum": "ratchet", "ratchet_min_episodes": 0}, "--ratchet_min_episodes"),
     ],
 )
 def test_bad_run_config_values_name_their_flag(change, message):
@@ -93,12 +98,12 @@ def test_threshold_curriculum_moves_after_three_batches_in_a_row():
 
 
 def test_alpha_curriculum_keeps_success_near_alpha_with_a_dead_band():
-    c = AlphaCurriculum(start=3, alpha=0.5, k_min=0.1)
+    c = AlphaCurriculum(AlphaParams(alpha=0.5, k_min=0.1), start=3)
     assert [c.update("e", r) for r in (0.55, 0.45, 0.9, 0.9, 0.2, 0.61)] == [3, 3, 4, 5, 4, 5]
 
 
 def test_ratchet_curriculum_only_goes_up_after_enough_accurate_episodes():
-    c = RatchetCurriculum(accuracy=0.9, min_episodes=8)
+    c = RatchetCurriculum(RatchetParams(ratchet_accuracy=0.9, ratchet_min_episodes=8))
     assert c.update("e", 1.0, 4) == 1  # too few episodes yet
     assert c.update("e", 1.0, 4) == 2
     assert c.update("e", 0.0, 100) == 2  # never down
@@ -119,9 +124,7 @@ def test_uniform_schedule_ignores_success_covers_its_range_and_replays_on_resume
     resumed.load_state_dict(losing.state_dict())
     assert draws(resumed, "e", [0.5] * 10) == draws(losing, "e", [0.5] * 10)
     config = RunConfig(curriculum="uniform", seed=3, max_difficulty=5)
-    assert make_curriculum(config.curriculum, **curriculum_params(config)) == UniformCurriculum(
-        seed=3, max_complexity=5
-    )
+    assert make_controller(config, config.seed, {}) == UniformCurriculum(seed=3, max_complexity=5)
 
 
 def evolve_config(**overrides) -> RunConfig:
@@ -143,7 +146,7 @@ def rates_of(**rates: tuple[int, int]) -> dict[str, tuple[float, int]]:
 
 
 def test_the_driver_moves_each_env_on_the_summed_tally_of_all_actors():
-    driver = CurriculumDriver.from_config(["a", "b"], evolve_config())
+    driver = CurriculumDriver.from_config(["a", "b"], evolve_config(), 0)
     table = EnvTable(driver.env_ids)
     actor0 = tally_of(table, a=(4, 4), b=(4, 0))
     actor1 = tally_of(table, a=(4, 3), b=(4, 1))
@@ -156,22 +159,22 @@ def test_the_driver_moves_each_env_on_the_summed_tally_of_all_actors():
 
 def test_the_driver_without_evolve_keeps_the_train_difficulty():
     driver = CurriculumDriver.from_config(
-        ["a", "b"], RunConfig(env_id="a|b", evolve=False, train_difficulty=3, max_difficulty=5)
+        ["a", "b"], RunConfig(env_id="a|b", evolve=False, train_difficulty=3, max_difficulty=5), 0
     )
     assert driver.advance(rates_of(a=(10, 10))) == {"a": 3, "b": 3}
     assert driver.state_dict() == {}
 
 
 def test_the_driver_state_survives_a_restart():
-    first = CurriculumDriver.from_config(["a", "b"], evolve_config())
+    first = CurriculumDriver.from_config(["a", "b"], evolve_config(), 0)
     first.advance(rates_of(a=(5, 5)))
-    second = CurriculumDriver.from_config(["a", "b"], evolve_config())
+    second = CurriculumDriver.from_config(["a", "b"], evolve_config(), 0)
     second.load_state_dict(json.loads(json.dumps(first.state_dict())))  # as run_state.json carries it
     assert second.advance(rates_of(a=(5, 5)))["a"] == 2  # the streak carried over
 
 
 def test_levels_cross_a_broadcast_as_an_array():
-    driver = CurriculumDriver.from_config(["a", "b", "c"], RunConfig())
+    driver = CurriculumDriver.from_config(["a", "b", "c"], RunConfig(), 0)
     levels = {"a": 3, "b": 1, "c": 12}
     array = driver.levels_to_array(levels)
     assert array.shape == (3,)
@@ -180,7 +183,7 @@ def test_levels_cross_a_broadcast_as_an_array():
 
 def test_driven_levels_reach_wrapped_vector_envs_and_unplayed_envs_keep_theirs():
     groups = {e: make_env_group(e, 2, "concat", complexity=1) for e in ENVS.split("|")}
-    driver = CurriculumDriver(list(groups), ThresholdCurriculum(up_threshold=0.5, up_steps=1), start=1)
+    driver = CurriculumDriver(list(groups), ThresholdCurriculum(Thresholds(up_threshold=0.5, up_steps=1)), start=1)
     played = [make_episode("gymverse:GridCourier", [1.0]), make_episode("gymverse:GridCourier", [1.0])]
     table = EnvTable(list(groups))
     levels = driver.advance(table.success_rates(table.tally(played)))
@@ -307,7 +310,7 @@ def test_round_robin_plays_one_env_per_step_and_mixed_all():
 @given(st.integers(0, 10**6), st.integers(1, 8), st.integers(1, 5), st.integers(1, 16))
 def test_every_game_copy_on_every_actor_gets_its_own_seed(seed, actors, groups, num_env):
     seeds = [
-        env_group_seed(seed, a, g, groups, num_env) + i
+        actor_envs_seed(seed, a, g, groups, num_env) + i
         for a in range(actors)
         for g in range(groups)
         for i in range(num_env)

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import torch
 from runs import child, flags, interrupted
 
 import gymverse  # noqa: F401  (registers the built-in games)
-from gymverse.curriculum import CurriculumDriver
+from gymverse.curriculum import CONTROLLERS, Curriculum, CurriculumDriver, Level
 from gymverse.errors import BadInput
 from gymverse.run.checkpoints import STATE_FILE, load_trainer_state, saved_steps
 from gymverse.run.config import validate_loop_config
@@ -167,11 +168,56 @@ def test_the_curriculum_stops_at_each_games_highest_complexity():
         max_difficulty=500,
         ratchet_min_episodes=1,
     )
-    driver = CurriculumDriver.from_config(["gymverse:LightsOut", "gymverse:PeakFinder"], args)
+    driver = CurriculumDriver.from_config(["gymverse:LightsOut", "gymverse:PeakFinder"], args, args.seed)
     for _ in range(5):
         driver.curriculum.update("gymverse:LightsOut", 1.0, 4)
         driver.curriculum.update("gymverse:PeakFinder", 1.0, 4)
     assert driver.levels() == {"gymverse:LightsOut": 71, "gymverse:PeakFinder": 75}
+
+
+@pytest.fixture
+def controllers():
+    """The controller registry, as it was before the test."""
+    saved = dict(CONTROLLERS)
+    yield CONTROLLERS
+    CONTROLLERS.clear()
+    CONTROLLERS.update(saved)
+
+
+def test_a_new_controller_is_one_class_whose_flags_and_checks_follow(controllers):
+    class HoldCurriculum(Curriculum):
+        """Up one level every --hold_batches batches, whatever the success."""
+
+        name = "hold"
+
+        @dataclass
+        class Params:
+            hold_batches: int = 2
+            """hold curriculum: batches at a level before the next one."""
+
+            def validate(self):
+                if self.hold_batches < 1:
+                    raise BadInput(f"--hold_batches must be at least 1, got {self.hold_batches}")
+
+        @dataclass
+        class State(Level):
+            batches: int = 0
+
+        def _next_complexity(self, env_id, state, rate, episodes, ceiling):
+            state.batches += 1
+            return state.complexity + (state.batches % self.params.hold_batches == 0)
+
+    args = parse_train_args(["--curriculum", "hold", "--hold_batches", "3", "--max_difficulty", "3"])
+    validate_loop_config(args)
+    driver = CurriculumDriver.from_config(["a"], args, args.seed)
+    assert [driver.advance({"a": (0.0, 4)})["a"] for _ in range(8)] == [1, 1, 2, 2, 2, 3, 3, 3]
+    assert driver.state_dict() == {"a": {"complexity": 3, "batches": 8}}
+    with pytest.raises(BadInput, match="--hold_batches must be at least 1, got 0"):
+        validate_loop_config(parse_train_args(["--curriculum", "hold", "--hold_batches", "0"]))
+    del controllers["hold"]
+    with pytest.raises(BadInput, match="invalid choice 'hold' for argument '--curriculum'"):
+        parse_train_args(["--curriculum", "hold"])
+    assert parse_train_args([]).__class__ is TrainArgs  # the built-in controllers' flags are TrainArgs' own
 
 
 # -- a run ---------------------------------------------------------------------------------------

@@ -5,11 +5,12 @@ each step it takes each played environment's success rate and episode count (fro
 ``gymverse.run.env_table.EnvTable.success_rates``, arrays that ranks and actors can sum), feeds them
 to the curriculum chosen by the flags, and returns the next level of every training environment;
 :func:`apply_levels` sets them on the games (through wrappers and vector envs; games that read
-complexity only in their constructor are rebuilt), effective at each game's next reset. Without ``--evolve`` every level stays at
-``--train_difficulty``. Its ``state_dict`` goes into the checkpoint it belongs to (the native
+complexity only in their constructor are rebuilt), effective at each game's next reset. Without ``--evolve``
+every level stays at ``--train_difficulty``. Every trainer goes through it: the native one, the OAT learner
+and ``genenv``'s curriculum writer (``--env_model curriculum``, on whatever ``--evolve`` says). Its ``state_dict`` goes into the checkpoint it belongs to (the native
 trainer's ``trainer_state.pt``, or ``run_state.json`` beside an OAT checkpoint).
 
-    driver = CurriculumDriver.from_config(env_ids, config)
+    driver = CurriculumDriver.from_config(env_ids, config, config.seed)
     apply_levels(groups, driver.levels())
     ...                                               # after each step:
     apply_levels(groups, driver.advance(table.success_rates(table.tally(episodes))))
@@ -20,27 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from gymverse.curriculum.controllers import Curriculum, highest_complexities, make_curriculum
-from gymverse.env import set_env_complexity
+from gymverse.curriculum.controllers import Curriculum
+from gymverse.curriculum.settings import CurriculumSettings, make_controller
+from gymverse.env import highest_complexity, registered_ids, set_env_complexity
 
 
-def curriculum_params(config: Any) -> dict[str, Any]:
-    """Keyword arguments of :func:`make_curriculum` for ``config.curriculum``, from a run's flags."""
-    bounds = dict(
-        start=config.train_difficulty, min_complexity=config.min_difficulty, max_complexity=config.max_difficulty
-    )
-    own = {
-        "threshold": dict(
-            up_threshold=config.up_threshold,
-            down_threshold=config.down_threshold,
-            up_steps=config.up_steps,
-            down_steps=config.down_steps,
-        ),
-        "alpha": dict(alpha=config.alpha, k_min=config.k_min),
-        "ratchet": dict(accuracy=config.ratchet_accuracy, min_episodes=config.ratchet_min_episodes),
-        "uniform": dict(seed=config.seed),
-    }[config.curriculum]
-    return {**bounds, **own}
+def highest_complexities(env_ids: Sequence[str]) -> dict[str, int]:
+    """Each registered game's highest complexity, for a curriculum's ``highest`` (games that declare none, and
+    names that are not registered, are left out: ``max_complexity`` alone bounds them)."""
+    known = set(registered_ids())
+    return {
+        env_id: limit for env_id in env_ids if env_id in known and (limit := highest_complexity(env_id)) is not None
+    }
 
 
 class CurriculumDriver:
@@ -50,13 +42,15 @@ class CurriculumDriver:
         self.start = start
 
     @classmethod
-    def from_config(cls, env_ids: Sequence[str], config: Any) -> "CurriculumDriver":
-        """The curriculum ``--curriculum`` names with its flags when ``--evolve`` is on, else fixed levels."""
+    def from_config(
+        cls, env_ids: Sequence[str], settings: CurriculumSettings, seed: int, evolve: bool | None = None
+    ) -> "CurriculumDriver":
+        """The controller ``--curriculum`` names with its flags when ``evolve`` (default: ``--evolve``) is on, else
+        fixed levels; ``seed`` is the ``--seed`` a drawing controller draws from."""
         curriculum = None
-        if config.evolve:  # never past a game's highest complexity, whatever --max_difficulty says
-            highest = highest_complexities(list(env_ids))
-            curriculum = make_curriculum(config.curriculum, highest=highest, **curriculum_params(config))
-        return cls(env_ids, curriculum, config.train_difficulty)
+        if settings.evolve if evolve is None else evolve:  # never past a game's highest complexity
+            curriculum = make_controller(settings, seed, highest_complexities(env_ids))
+        return cls(env_ids, curriculum, settings.train_difficulty)
 
     def levels(self) -> dict[str, int]:
         """The level every training environment plays next."""

@@ -1,10 +1,14 @@
 """GymVerse's evolve rule: success streaks move the complexity one level at a time.
 
 It is the env's own rule (``EvolvableEnv.evolve``, for GymVerse code) and the step of the threshold
-controller (``gymverse.curriculum.ThresholdCurriculum``), which applies it to every environment of a run.
+controller (``gymverse.curriculum.ThresholdCurriculum``), which applies it to every environment of a run;
+:class:`Thresholds` is that controller's parameters, so its fields are the ``--up_threshold``, ... flags.
+It lives here, in the env contract, because the contract may not import the curriculum above it.
 """
 
 from dataclasses import dataclass
+
+from gymverse.errors import BadInput
 
 
 @dataclass
@@ -14,15 +18,27 @@ class Streaks:
     down_streak: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass
 class Thresholds:
     """+1 after ``up_steps`` batches in a row with success >= ``up_threshold``, -1 after ``down_steps`` in a row
     with success <= ``down_threshold``."""
 
-    up_threshold: float
-    down_threshold: float
-    up_steps: int
-    down_steps: int
+    up_threshold: float = 0.8
+    """threshold curriculum: success rate that counts a batch towards a level up."""
+    down_threshold: float = 0.1
+    """threshold curriculum: success rate that counts a batch towards a level down."""
+    up_steps: int = 3
+    """threshold curriculum: batches in a row at or above --up_threshold before a level up."""
+    down_steps: int = 3
+    """threshold curriculum: batches in a row at or below --down_threshold before a level down."""
+
+    def validate(self) -> None:
+        for flag in ("up_threshold", "down_threshold"):
+            if not 0.0 <= getattr(self, flag) <= 1.0:
+                raise BadInput(f"--{flag} is a success rate: it must lie in [0, 1], got {getattr(self, flag)}")
+        for flag in ("up_steps", "down_steps"):
+            if getattr(self, flag) < 1:
+                raise BadInput(f"--{flag} must be at least 1, got {getattr(self, flag)}")
 
 
 def check_success_rate(rate: float) -> float:

@@ -10,7 +10,6 @@ batches are fixed blocks of ``batch_instances`` instances, replayed whole when a
 is missing: a model's logits depend, in the last bits, on what else is in its batch.
 """
 
-import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -25,6 +24,7 @@ from gymverse.evaluation.report import write_sweep_report
 from gymverse.evaluation.summary import summarize, sweep_summary
 from gymverse.evaluation.targets import target_for
 from gymverse.sandbox import GameFailure
+from gymverse.seeds import instance_seed, sampling_seed
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
 
@@ -46,21 +46,6 @@ class SweepConfig(SweepOptions):
             raise BadInput("no environments to evaluate")
         self.levels = sorted(set(self.levels)) or progressive_levels(self.num_levels)
         self.ks = sorted(set(self.ks)) or [k for k in DEFAULT_KS if k <= self.attempts]
-
-
-def coordinate_seed(*coordinates: object) -> int:
-    """A seed made of ``coordinates`` alone: the same in every run and whatever ran before."""
-    return random.Random("/".join(map(str, coordinates))).randrange(2**31)
-
-
-def instance_seed(seed: int, env_id: str, level: int, instance: int) -> int:
-    """The game's reset seed for an instance; all its attempts play it."""
-    return coordinate_seed(seed, env_id, level, instance)
-
-
-def sampling_seed(seed: int, env_id: str, level: int, instance: int, attempt: int) -> int:
-    """The seed of the policy's draws in one attempt."""
-    return coordinate_seed(seed, env_id, level, instance, attempt, "policy")
 
 
 def batches(instances: int, size: int) -> list[list[int]]:

@@ -9,6 +9,7 @@ said where it was last saved.
 
 import sys
 
+from gymverse.curriculum import with_controller_flags
 from gymverse.entry import parse_flags, run_command
 from gymverse.genenv.config import GenEnvArgs, validate_genenv_args
 from gymverse.genenv.keys import FLAG_KEYS, genenv_argv
@@ -30,7 +31,10 @@ def parse_genenv_args(argv: list[str], prog: str | None = None) -> GenEnvArgs:
         print(f"GenEnv: ignoring hardware-only keys: {' '.join(hardware)}")
     if unknown:
         print(f"GenEnv: ignoring keys that are not GenEnv's: {' '.join(unknown)}")
-    return parse_flags(lambda: tyro.cli(GenEnvArgs, args=flags, prog=prog, description=DESCRIPTION), prog or "genenv")
+    return parse_flags(
+        lambda: tyro.cli(with_controller_flags(GenEnvArgs), args=flags, prog=prog, description=DESCRIPTION),
+        prog or "genenv",
+    )
 
 
 def as_typed(message: str, argv: list[str]) -> str:

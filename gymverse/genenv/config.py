@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal, Optional
 
+from gymverse.curriculum import AlphaCurriculum, params_of
 from gymverse.errors import BadInput, require_at_least_one
 from gymverse.genenv.prompts import CURRICULUM, UNIFORM
 from gymverse.genenv.rewards import ENV_REWARDS
@@ -145,10 +146,7 @@ def validate_genenv_args(args: GenEnvArgs) -> None:
         "max_prompt_length",
         "val_n",
     )
-    if not 0.0 <= args.alpha <= 1.0:
-        raise BadInput(f"--alpha must lie in [0, 1], got {args.alpha}")
-    if args.k_min < 0:
-        raise BadInput(f"--k_min must be >= 0, got {args.k_min}")
+    params_of(AlphaCurriculum, args).validate()  # GenEnv's reward and band read --alpha and --k_min too
     if not 0.0 <= args.filtering_k < 0.5:
         raise BadInput(f"--filtering_k must lie in [0, 0.5), got {args.filtering_k}")
     if args.env_reward not in ENV_REWARDS:

@@ -42,7 +42,8 @@ from gymverse.genenv.space import AgentBatch, SavedFields
 from gymverse.genenv.verifiers import select_verifier
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import evaluation_copy
-from gymverse.run.plan import TurnSample, derive_seed
+from gymverse.run.plan import TurnSample
+from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
 
 
 def answer_text(truth: Any) -> str:
@@ -120,7 +121,7 @@ class DatasetSpace(SavedFields):
 
     def _epoch_order(self) -> list[int]:
         order = list(range(len(self.rows)))
-        random.Random(derive_seed(self.seed, self.epoch, 5)).shuffle(order)
+        random.Random(step_seed(self.seed, self.epoch, StepPurpose.DATASET_ORDER)).shuffle(order)
         return order
 
     def scheduled_steps(self) -> int:
@@ -260,7 +261,9 @@ class DatasetSpace(SavedFields):
         if hasattr(agent.policy, "generator"):
             judge = Side(
                 "judge",
-                evaluation_copy(agent.policy, derive_seed(self.seed, 5), temperature=args.eval_temperature),
+                evaluation_copy(
+                    agent.policy, derive_seed(self.seed, Purpose.EVAL_SAMPLER), temperature=args.eval_temperature
+                ),
                 None,
                 agent.template,
             )

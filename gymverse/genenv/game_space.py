@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from gymverse.curriculum import curriculum_params, make_curriculum
+from gymverse.curriculum import CurriculumDriver
 from gymverse.genenv.attempts import play_specs, success_rate
 from gymverse.genenv.prompts import (
     CURRICULUM,
@@ -32,9 +32,11 @@ from gymverse.genenv.space import AgentBatch, SavedFields
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.files import RunFiles
-from gymverse.run.online_eval import eval_wandb_metrics, online_eval
-from gymverse.run.plan import derive_seed, step_samples
+from gymverse.run.online_eval import online_eval
+from gymverse.run.plan import step_samples
+from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
 
 ENV_SFT_FOR_TINY = 800  # random valid specs the untrained tiny environment model is warm-started on
 
@@ -52,8 +54,10 @@ class GameSpace(SavedFields):
         self.played = 0  # the agent's episodes so far
         self.idle_steps = 0  # steps in a row without a valid task (so without an episode)
         self.tasks: list[WrittenTask] = []  # the step's tasks
-        self.curriculum = (
-            make_curriculum(args.curriculum, **curriculum_params(args)) if args.env_model == CURRICULUM else None
+        self.curriculum = (  # the curriculum writer's, on whatever --evolve says
+            CurriculumDriver.from_config(self.games, args, args.seed, evolve=True)
+            if args.env_model == CURRICULUM
+            else None
         )
 
     def starts(self, run_dir: Path, progress: bool) -> tuple[str, str | None]:
@@ -129,14 +133,16 @@ class GameSpace(SavedFields):
         if self.curriculum is not None:
             env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
         elif args.env_model == UNIFORM or not args.genenv_enable:
-            env = Side(UNIFORM, UniformSpecs(self.infos, derive_seed(self.seed, step, 11)))
+            env = Side(UNIFORM, UniformSpecs(self.infos, step_seed(self.seed, step, StepPurpose.UNIFORM_SPECS)))
         prompts, generations = env.write(contents, args.num_generations_per_prompt)
         tasks = []
         for i, (prompt, generation) in enumerate(zip(prompts, generations)):
             check = read_spec(generation.text, self.infos)
             spec = check.spec
             if spec is not None and spec.seed is None:
-                spec = GameSpec(spec.game, spec.complexity, spec.params, derive_seed(self.seed, step, 12, i))
+                spec = GameSpec(
+                    spec.game, spec.complexity, spec.params, step_seed(self.seed, step, StepPurpose.SPEC_RESET, i)
+                )
             tasks.append(
                 WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec, check.reason)
             )
@@ -168,19 +174,19 @@ class GameSpace(SavedFields):
         self.idle_steps = 0 if valid else self.idle_steps + 1
         for (game, complexity), rates in by_level.items():
             self.success[game][complexity] = sum(rates) / len(rates)
+        episodes = [e for game_episodes in played for e in game_episodes]
         if self.curriculum is not None:
-            for game in self.games:
-                wins = [e.success for t, episodes in zip(valid, played) if t.task.game == game for e in episodes]
-                if wins:
-                    self.curriculum.update(game, sum(wins) / len(wins), len(wins))
-        return [e for episodes in played for e in episodes]
+            self.curriculum.advance(self.table.success_rates(self.table.tally(episodes)))
+        return episodes
 
     def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch:
         """The step's tasks, written and played; PERPO's batch from their episodes (returns normalized per game)."""
         args = self.args
         self.tasks = self.write(env, step)
         episodes = self.attempt(agent, self.tasks)
-        samples = step_samples(args, episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98)))
+        samples = step_samples(
+            args, episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
+        )
         record = {"epoch": (step - 1) // args.steps_per_epoch, **self.agent_metrics(self.tasks, episodes)}
         return AgentBatch(samples, advantages_of(samples, self.table, args.norm_return), record, episodes)
 
@@ -209,7 +215,7 @@ class GameSpace(SavedFields):
 
     def evaluate(self, agent: Side, step: int, files: RunFiles) -> dict[str, float]:
         """The PERPO trainer's online evaluation (--eval_* flags)."""
-        return eval_wandb_metrics(online_eval(agent.policy, self.args, self.seed, files, step))
+        return eval_metrics(online_eval(agent.policy, self.args, self.seed, files, step), eval_plan(self.args))
 
     def record(self, step: int, task: WrittenTask) -> dict[str, Any]:
         return task_record(step, task, spec_text(task.task) if task.valid else None)
@@ -246,7 +252,7 @@ def warm_start_environment(args: Any, infos: dict, count: int, out: Path, seed: 
     from gymverse.policy.tiny import resolve_pretrain
     from gymverse.run.sft import fit_and_save
 
-    pairs = warm_start_pairs(infos, count, derive_seed(seed, 22))
+    pairs = warm_start_pairs(infos, count, derive_seed(seed, Purpose.ENV_WARM_START))
     result = fit_and_save(
         resolve_pretrain(args.env_model),
         lambda tokenizer: [

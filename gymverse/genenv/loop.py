@@ -28,8 +28,8 @@ from gymverse.genenv.sides import env_settings, load_side
 from gymverse.genenv.space import TaskSpace
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.loop import RunLoop
-from gymverse.run.plan import derive_seed
 from gymverse.run.update import PolicyUpdate
+from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
 
 ENV_DIR = "env_policy"
 
@@ -86,7 +86,7 @@ class GenEnvRun(RunLoop):
                 steps * PolicyUpdate.updates_per_call(settings, env_tasks),
                 args.env_train,
                 args.env_prompt_template,
-                derive_seed(self.seed, 21),
+                derive_seed(self.seed, Purpose.ENV_POLICY),
             )
         )
 
@@ -103,7 +103,9 @@ class GenEnvRun(RunLoop):
         space = self.space
         batch = space.agent_step(self.agent, self.env, step)
         self.files.log_episodes(step, batch.episodes)
-        agent_stats = self.agent.learn(batch.samples, batch.advantages, random.Random(derive_seed(self.seed, step, 99)))
+        agent_stats = self.agent.learn(
+            batch.samples, batch.advantages, random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
+        )
         result = {**batch.record, "agent_update": agent_stats}
         tasks = space.env_phase_tasks(self.env, self.agent, step)
         if tasks is not None:
@@ -123,7 +125,9 @@ class GenEnvRun(RunLoop):
         if update_now:
             if self.env is not None and self.env.trainable:
                 env_stats = self.env.learn(
-                    self.pending, group_advantages(self.pending), random.Random(derive_seed(self.seed, step, 97))
+                    self.pending,
+                    group_advantages(self.pending),
+                    random.Random(step_seed(self.seed, step, StepPurpose.ENV_UPDATE)),
                 )
             self.pending = []
         return {**summary(tasks), "env_update": env_stats}

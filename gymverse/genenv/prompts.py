@@ -12,6 +12,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gymverse.curriculum import CurriculumDriver
 from gymverse.genenv.specs import GameInfo, GameSpec
 from gymverse.policy.base import Generation
 
@@ -90,12 +91,12 @@ class CurriculumSpecs(SpecWriter):
     """Specs at the complexity ``curriculum`` gives the prompt's game (``--env_model curriculum``: the
     ``--curriculum`` controller, e.g. GenEnv's alpha target, as a task writer)."""
 
-    def __init__(self, games: Sequence[str], curriculum: Any) -> None:
+    def __init__(self, games: Sequence[str], curriculum: CurriculumDriver) -> None:
         super().__init__(games)
         self.curriculum = curriculum
 
     def spec(self, game: str, rng: random.Random) -> GameSpec:
-        return GameSpec(game, self.curriculum.complexity(game))
+        return GameSpec(game, self.curriculum.levels()[game])
 
 
 def warm_start_pairs(games: Mapping[str, GameInfo], count: int, seed: int) -> list[tuple[str, str]]:

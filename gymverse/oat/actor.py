@@ -24,13 +24,12 @@ from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.records import GameTransition
 from gymverse.oat.settings import global_actor_id
 from gymverse.oat.transitions import play_step
-from gymverse.run.config import eval_env_ids, eval_settings, train_env_ids, wrappers_spec
+from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable
+from gymverse.run.eval_plan import EvalShare
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import env_group_seed
 from gymverse.run.prepare import register_env_dirs
-
-EVAL_SEED_OFFSET = 1_000_003  # evaluation games never share a seed with training games
+from gymverse.seeds import actor_envs_seed, actor_seed
 
 
 class Actor(PPOActor):
@@ -60,15 +59,15 @@ class Actor(PPOActor):
                 args.num_env,
                 wrappers_spec(args.wrappers),
                 complexity=args.train_difficulty,
-                seed=env_group_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
+                seed=actor_envs_seed(args.seed, actor_id, i, len(self.table.env_ids), args.num_env),
                 tokenizer=self.tokenizer,
                 async_mode=args.async_env,
             )
             for i, env_id in enumerate(self.table.env_ids)
         }
-        self.eval_groups = {}  # (env id, complexity) -> env group, built at first use
+        self.eval_groups = {}  # evaluation cell -> its env group, built at first use
         self.ledger = ActorLedger(self.table, RunFiles(save_path, actor_id=actor_id), args.dump_experience_every)
-        self.rng = random.Random(args.seed + actor_id)
+        self.rng = random.Random(actor_seed(args.seed, actor_id))
         self.step_count = 0
 
     def sample(self, prompts: list[str]) -> list:
@@ -112,29 +111,26 @@ class Actor(PPOActor):
         game copy when the next step starts."""
         self.ledger.close_steps(levels, step)
 
-    def play_eval(self, env_id: str, complexity: int, num_episodes: int) -> list[Episode]:
-        """``num_episodes`` evaluation episodes of ``env_id`` at ``complexity``; the same games at every
+    def play_eval(self, share: EvalShare) -> list[Episode]:
+        """This actor's share of an evaluation cell (``gymverse.run.eval_plan``): the same games at every
         evaluation of the run, so that scores compare across steps."""
-        wrappers, template = eval_settings(self.args)[env_id]
-        if (env_id, complexity) not in self.eval_groups:
-            self.eval_groups[env_id, complexity] = make_env_group(
-                env_id,
-                min(self.args.eval_n, 32),
-                wrappers,
-                complexity=complexity,
+        cell, seed = share.cell, self.args.seed
+        if cell not in self.eval_groups:
+            self.eval_groups[cell] = make_env_group(
+                cell.env_id,
+                cell.copies,
+                cell.wrappers,
+                complexity=cell.level,
+                seed=cell.envs_seed(seed),
                 tokenizer=self.tokenizer,
             )
-        ids = eval_env_ids(self.args)
-        seed = env_group_seed(
-            self.args.seed + EVAL_SEED_OFFSET, self.actor_id, ids.index(env_id), len(ids), min(self.args.eval_n, 32)
-        )
         return collect_episodes(
             self.policy,
-            self.eval_groups[env_id, complexity],
-            env_id,
-            num_episodes=num_episodes,
-            template=template,
+            self.eval_groups[cell],
+            cell.env_id,
+            num_episodes=share.count,
+            template=cell.template,
             max_model_len=self.max_model_len,
             tokenizer=self.tokenizer,
-            seed=seed,
+            seed=share.reset_seeds(seed),
         )

@@ -7,6 +7,7 @@ import tyro
 from oat.args import default_args_validation
 from oat.interface import get_program, lp
 
+from gymverse.curriculum import with_controller_flags
 from gymverse.entry import parse_flags, run_command
 from gymverse.errors import BadInput
 from gymverse.oat.actor import Actor
@@ -26,7 +27,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def launch(argv: list[str]) -> int:
     description = "PERPO training on OAT (vLLM actors, DeepSpeed learners)."
-    args = parse_flags(lambda: tyro.cli(OATPerpoArgs, args=argv, description=description), "gymverse train")
+    args = parse_flags(
+        lambda: tyro.cli(with_controller_flags(OATPerpoArgs), args=argv, description=description), "gymverse train"
+    )
     prepare(args, argv, prepare_args)
     pretrain = resolve_pretrain(TINY) if args.pretrain == TINY else args.pretrain
     if not args.resume_dir:  # a resumed run's weights come from its checkpoint

@@ -4,8 +4,8 @@
   batch of *all* ranks (moments summed per environment with one all-reduce), not one global mean.
 * Curriculum: after every step, group rank 0 collects each actor's tally, the ranks sum them, rank 0
   advances the one curriculum, and the levels it chose are broadcast and sent to every actor.
-* Evaluation: ``--eval_envs`` at each ``--eval_difficulty``, ``--eval_n`` episodes shared by the actors,
-  written to the run folder like the native trainer's; every rank returns the same metric keys.
+* Evaluation: the native trainer's plan (``gymverse.run.eval_plan``: the same games, cells and metric names),
+  each cell's ``--eval_n`` episodes shared by the actors; every rank returns the same metric keys.
 * Run folder: besides the actors' lines, ``config.json``, the curriculum state and the training curves
   (``figures/training_curves.png``, after each evaluation and at the end).
 """
@@ -25,12 +25,12 @@ from torch.utils.data import Dataset
 from typing_extensions import override
 
 from gymverse.curriculum import CurriculumDriver
-from gymverse.oat.eval_plan import eval_metrics, eval_rounds, metric_keys
 from gymverse.oat.records import GameTransitionDataset
 from gymverse.oat.settings import prompt_slots
 from gymverse.run.checkpoints import ResumePoint, resume_point, save_run_state
-from gymverse.run.config import eval_env_ids, eval_levels, train_env_ids
+from gymverse.run.config import train_env_ids
 from gymverse.run.env_table import TALLY_COLUMNS, EnvTable, per_env_advantages
+from gymverse.run.eval_plan import eval_metrics, eval_plan, eval_rounds, metric_keys
 from gymverse.run.figures import plot_training_curves
 from gymverse.run.files import RunFiles
 from gymverse.run.finite import require_finite
@@ -57,7 +57,7 @@ class Learner(PPOLearner):
         if args.critic_type == "drgrpo" and args.length_norm_constant:
             self.masked_aggregator = functools.partial(masked_sum, constant_normalizer=args.length_norm_constant)
         self.dataset_builder = GameTransitionDataset
-        self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args)  # advanced by rank 0 only
+        self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args, args.seed)  # advanced by rank 0 only
         self.table = EnvTable(train_env_ids(args))
         self.batch_env_ids: list[str] = []
         self.step_offset = 0  # steps of the run before this process started (a resumed run)
@@ -164,20 +164,19 @@ class Learner(PPOLearner):
     def evaluate(self, dataloader, steps):
         del dataloader  # evaluation plays games, not prompts
         self._pre_evaluate()
-        env_ids, levels = eval_env_ids(self.args), eval_levels(self.args)
-        metrics = dict.fromkeys(metric_keys(env_ids, levels), 0.0)
+        plan = eval_plan(self.args)
+        metrics = dict.fromkeys(metric_keys(plan), 0.0)
         if self.strategy.is_rank_0():
             played = defaultdict(lambda: defaultdict(list))
-            for jobs in eval_rounds(env_ids, levels, self.args.eval_n, len(self.actors)):
+            for shares in eval_rounds(plan, len(self.actors)):
                 # one call per actor at a time: an actor's engine generates for one caller
-                futures = [
-                    (env_id, level, self.actors[actor].futures.play_eval(env_id, level, count))
-                    for actor, env_id, level, count in jobs
-                ]
-                for env_id, level, future in futures:
-                    played[env_id][level] += future.result()
-            records = [r for env_id in env_ids for r in self.run_files.log_eval(steps, env_id, played[env_id])]
-            metrics = eval_metrics(records, env_ids, levels)
+                futures = [(share.cell, self.actors[share.actor].futures.play_eval(share)) for share in shares]
+                for cell, future in futures:
+                    played[cell.env_id][cell.level] += future.result()
+            records = [
+                r for env_id, by_level in played.items() for r in self.run_files.log_eval(steps, env_id, by_level)
+            ]
+            metrics = eval_metrics(records, plan)
             plot_training_curves(self.save_path)
         dist.barrier()
         metrics = self.strategy.broadcast(metrics)

@@ -15,8 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gymverse.run.eval_plan import copies_for
 from gymverse.run.online_eval import evaluation_copy
-from gymverse.run.plan import derive_seed
+from gymverse.seeds import Purpose, derive_seed
 
 MODES = ("sampled", "greedy")
 
@@ -50,10 +51,10 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
 
     group = make_env_group(
         env_id,
-        min(episodes, 32),
+        copies_for(episodes),
         wrappers_spec(config.wrappers),
         complexity=level,
-        seed=derive_seed(seed, 11, k, level),
+        seed=derive_seed(seed, Purpose.CLOSING_ENVS, k, level),
         tokenizer=policy.tokenizer,
     )
     played = collect_episodes(
@@ -63,8 +64,8 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
         episodes,
         template=config.prompt_template,
         max_model_len=config.max_model_len,
-        seed=derive_seed(seed, 12, k, level),
-        sample_seeds=[derive_seed(seed, 13, k, level, n) for n in range(episodes)],
+        seed=derive_seed(seed, Purpose.CLOSING_GAMES, k, level),
+        sample_seeds=[derive_seed(seed, Purpose.CLOSING_DRAWS, k, level, n) for n in range(episodes)],
     )
     return sum(e.success for e in played) / episodes
 
@@ -73,7 +74,7 @@ def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
     """A copy of ``policy`` that plays as in training (``sampled``) or greedily, with a generator of its own."""
     return evaluation_copy(
         policy,
-        derive_seed(seed, 14),
+        derive_seed(seed, Purpose.CLOSING_SAMPLER),
         temperature=config.temperature if mode == "sampled" else 0.0,
         top_p=config.top_p,
         generate_max_length=config.generate_max_length,

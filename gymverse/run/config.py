@@ -4,7 +4,7 @@
 online evaluation). Each trainer's own args class inherits it (the native ``TrainArgs``, the OAT
 backend's class next to OAT's ``PPOArgs``), so a flag means one thing on every backend. The
 helpers below read a config (any object with these attributes): the training and evaluation ids,
-the evaluation levels and settings, the curriculum's parameters; :func:`validate_run_config`
+the evaluation levels and settings; :func:`validate_run_config`
 refuses values no trainer can run with, naming the flag as the user typed it.
 """
 
@@ -16,7 +16,7 @@ from typing import Annotated, Literal, Optional
 
 import tyro
 
-from gymverse.curriculum import CURRICULA
+from gymverse.curriculum import CurriculumSettings, validate_curriculum
 from gymverse.env.id_lists import split_env_ids
 from gymverse.errors import BadInput, require_at_least_one
 
@@ -26,9 +26,10 @@ TEMPLATE_NAMES = Literal["qwen3_game", "qwen3_general", "qwen3_tool", "code", "n
 
 
 @dataclass
-class RunConfig:
+class RunConfig(CurriculumSettings):
     """The flags both trainers read, with one set of defaults: the CPU demo's (the tiny model learns two
-    games with a curriculum in a few minutes). OAT's own defaults, where they differ, are in brackets."""
+    games with a curriculum in a few minutes). OAT's own defaults, where they differ, are in brackets. The
+    curriculum's flags are :class:`~gymverse.curriculum.CurriculumSettings`'."""
 
     # -- environments
     env_id: str = DEMO_ENVS
@@ -65,35 +66,6 @@ class RunConfig:
     """Added to the reward of a turn whose reply was cut at --generate_max_length (OAT's flag)."""
     non_stop_fixed_reward: Optional[float] = None
     """Reward of a turn whose reply was cut at --generate_max_length, instead of the game's (OAT's flag)."""
-
-    # -- curriculum
-    evolve: bool = True
-    """Let a curriculum move each environment's complexity with its success rate [GymVerse: off]."""
-    curriculum: Literal["threshold", "alpha", "ratchet", "uniform"] = "threshold"
-    """threshold (GymVerse's evolve), alpha (GenEnv: success near --alpha), ratchet (RLVE: up only) or uniform
-    (a static baseline: each batch a complexity drawn uniformly from --min_difficulty to --max_difficulty)."""
-    train_difficulty: int = 1
-    """Complexity every training environment starts at."""
-    min_difficulty: int = 1
-    """Lowest complexity the curriculum may set."""
-    max_difficulty: int = 10
-    """Highest complexity the curriculum may set."""
-    up_threshold: float = 0.8
-    """threshold curriculum: success rate that counts a batch towards a level up."""
-    down_threshold: float = 0.1
-    """threshold curriculum: success rate that counts a batch towards a level down."""
-    up_steps: int = 3
-    """threshold curriculum: batches in a row at or above --up_threshold before a level up."""
-    down_steps: int = 3
-    """threshold curriculum: batches in a row at or below --down_threshold before a level down."""
-    alpha: float = 0.5
-    """alpha curriculum: the success rate to keep each environment at."""
-    k_min: float = 0.1
-    """alpha curriculum: the level moves only when success is further than this from --alpha."""
-    ratchet_accuracy: float = 0.9
-    """ratchet curriculum: accuracy at the current level that moves one level up."""
-    ratchet_min_episodes: int = 32
-    """ratchet curriculum: episodes at the current level before a move is considered."""
 
     # -- model and warm start
     pretrain: str = "tiny"
@@ -329,13 +301,7 @@ def validate_run_config(config) -> None:
         raise BadInput(f"--num_env must be at least 1, got {config.num_env}")
     if not 0.0 <= config.gamma <= 1.0:
         raise BadInput(f"--gamma must lie in [0, 1], got {config.gamma}")
-    if not 1 <= config.min_difficulty <= config.train_difficulty <= config.max_difficulty:
-        raise BadInput(
-            "complexities must satisfy 1 <= --min_difficulty <= --train_difficulty <= --max_difficulty, got "
-            f"{config.min_difficulty}, {config.train_difficulty}, {config.max_difficulty}"
-        )
-    if config.curriculum not in CURRICULA:
-        raise BadInput(f"unknown --curriculum {config.curriculum!r}; choose one of {sorted(CURRICULA)}")
+    validate_curriculum(config)
     try:
         levels = eval_levels(config)
     except ValueError:

@@ -5,8 +5,7 @@ A step ``step`` (counted from 1) plays :func:`step_env_ids` (one environment in 
 of them until its trainable episodes hold the step's share of turns; :func:`turn_samples` turns the
 episodes into one :class:`TurnSample` per trainable turn with its discounted return, and
 :func:`take` draws the step's batch from them (:func:`step_samples` does both with the config's flags). The seeds of the games come from
-:func:`derive_seed` and :func:`env_group_seed`, so that a resumed run replays what an uninterrupted
-one would have played.
+``gymverse.seeds``, so that a resumed run replays what an uninterrupted one would have played.
 
     plan = plan_step(env_ids, step, "round_robin", turns=48)
     episodes = play_until(plan, play)                 # play(env_id, call) -> list[Episode]
@@ -22,23 +21,10 @@ from typing import Any
 from gymverse.perpo import discounted_returns
 
 
-def derive_seed(*parts: int) -> int:
-    """A seed for one purpose (e.g. the games of one step and environment) from integers."""
-    import numpy as np
-
-    return int(np.random.SeedSequence([p % 2**32 for p in parts]).generate_state(1)[0] % 2**31)
-
-
 def group_seeds(seed: int, num_env: int, group_size: int) -> int | list[int]:
     """Reset seeds of one env group's copies: copy ``i`` gets ``seed + i``, or, in blocks of ``group_size``,
     ``seed + i // group_size``, so the copies of a block begin from the same instance."""
     return seed if group_size == 1 else [seed + i // group_size for i in range(num_env)]
-
-
-def env_group_seed(seed: int, actor_id: int, group_index: int, num_groups: int, num_env: int) -> int:
-    """Seed of the first copy of env group ``group_index`` on actor ``actor_id`` (copy ``i`` gets ``+ i``):
-    every copy of every group on every actor plays its own random stream."""
-    return seed + (actor_id * num_groups + group_index) * num_env
 
 
 def step_env_ids(env_ids: Sequence[str], step: int, env_sampling: str) -> list[str]:

@@ -170,7 +170,7 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
     for the untrained tiny model), saved to ``out``; ``pretrain`` itself when there is nothing to learn."""
     from gymverse.policy.tiny import TINY
     from gymverse.run.config import train_env_ids, wrappers_spec
-    from gymverse.run.plan import derive_seed
+    from gymverse.seeds import Purpose, derive_seed
 
     episodes = config.sft_episodes
     if episodes < 0:
@@ -197,7 +197,7 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
             wrappers_spec(config.wrappers),
             tokenizer,
             config.sft_epsilon,
-            seed=derive_seed(seed, 7),
+            seed=derive_seed(seed, Purpose.WARM_START),
             label=config.sft_label,
         ),
         config,

@@ -7,6 +7,7 @@ transformers are imported, so a mistyped value is refused at once; every error n
 import sys
 from pathlib import Path
 
+from gymverse.curriculum import with_controller_flags
 from gymverse.entry import BAD_INPUT, parse_flags, run_command
 from gymverse.env.visible import visible
 from gymverse.errors import BadInput
@@ -19,7 +20,10 @@ def parse_train_args(argv: list[str], prog: str | None = None) -> TrainArgs:
     import tyro
 
     description = "PERPO training with the native trainer (runs anywhere; a CPU by default)."
-    return parse_flags(lambda: tyro.cli(TrainArgs, args=argv, prog=prog, description=description), prog or "train")
+    return parse_flags(
+        lambda: tyro.cli(with_controller_flags(TrainArgs), args=argv, prog=prog, description=description),
+        prog or "train",
+    )
 
 
 def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:

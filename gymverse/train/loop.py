@@ -21,13 +21,15 @@ from gymverse.run.before_after import before_after, curriculum_path, print_befor
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
 from gymverse.run.no_signal import nothing_to_learn
-from gymverse.run.online_eval import eval_wandb_metrics, online_eval
-from gymverse.run.plan import TurnSample, derive_seed, group_seeds, plan_step, play_until, step_samples
+from gymverse.run.online_eval import online_eval
+from gymverse.run.plan import TurnSample, group_seeds, plan_step, play_until, step_samples
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
+from gymverse.seeds import StepPurpose, step_seed, train_envs_seed, train_games_seed
 from gymverse.train.args import TrainArgs
 
 
@@ -79,7 +81,7 @@ class Trainer(RunLoop):
             self.reference.eval().requires_grad_(False)
         updates = self.total_steps() * PolicyUpdate.updates_per_call(args, args.rollout_batch_size)
         self.update = PolicyUpdate(self.model, self.tokenizer.pad_token_id, args, updates, self.reference)
-        self.curriculum = CurriculumDriver.from_config(self.env_ids, args)
+        self.curriculum = CurriculumDriver.from_config(self.env_ids, args, args.seed)
         self.table = EnvTable(self.env_ids)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
@@ -88,7 +90,7 @@ class Trainer(RunLoop):
                 args.num_env,
                 wrappers,
                 complexity=args.train_difficulty,
-                seed=derive_seed(self.seed, k),
+                seed=train_envs_seed(self.seed, k),
                 tokenizer=self.tokenizer,
                 async_mode=args.async_env,
             )
@@ -113,14 +115,16 @@ class Trainer(RunLoop):
                 template=args.prompt_template,
                 max_model_len=args.max_model_len,
                 seed=group_seeds(
-                    derive_seed(self.seed, step, self.env_ids.index(env_id), call), args.num_env, args.group_size
+                    train_games_seed(self.seed, step, self.env_ids.index(env_id), call), args.num_env, args.group_size
                 ),
             )
 
         return play_until(plan, play)
 
     def learn(self, samples: list[TurnSample], advantages: list[float], step: int) -> dict[str, float]:
-        return self.update.learn(samples, advantages, random.Random(derive_seed(self.seed, step, 99)))
+        return self.update.learn(
+            samples, advantages, random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
+        )
 
     def train_step(self, step: int) -> dict[str, Any]:
         args = self.args
@@ -136,7 +140,7 @@ class Trainer(RunLoop):
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
             self.files.save_trajectories(step, all_episodes)
         samples = step_samples(
-            args, all_episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, step, 98))
+            args, all_episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
         )
         self.check_signal(step, all_episodes, samples)
         advantages = advantages_of(samples, self.table, args.norm_return, args.norm_scope, args.group_size)
@@ -158,7 +162,7 @@ class Trainer(RunLoop):
 
     # -- evaluation, checkpoints, state ---------------------------------------------------------
     def evaluate(self, step: int) -> dict[str, float]:
-        return eval_wandb_metrics(online_eval(self.policy, self.args, self.seed, self.files, step))
+        return eval_metrics(online_eval(self.policy, self.args, self.seed, self.files, step), eval_plan(self.args))
 
     def save_models(self, step: int) -> dict[str, Any]:
         save_checkpoint(self.run_dir, step, self.model, self.tokenizer)

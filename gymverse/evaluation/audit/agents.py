@@ -5,7 +5,6 @@ One pass of play per (agent, level) feeds correctness (rewards, ``info["success"
 difficulty (success against complexity) and diversity (texts, commands, lengths).
 """
 
-import random
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,6 +16,7 @@ from gymverse.env.players import RandomMoves, ScriptedMoves, epsilon_solver_move
 from gymverse.env.success import success_is_reported
 from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailBroken
+from gymverse.seeds import keyed_rng
 
 Chooser = Callable[[gem.Env], str]
 
@@ -34,7 +34,7 @@ def make_chooser(agent: str, seed: int) -> Chooser:
     The agent's generator is seeded apart from the game's (which ``reset(seed)`` seeds with the same
     number), so the agent's draws never mirror the game's hidden choices.
     """
-    rng = random.Random(f"{agent}/{seed}")
+    rng = keyed_rng(agent, seed)
     if agent == SOLVER:
         return lambda env: env.unwrapped.oracle_action()
     if agent == RANDOM:

@@ -1,6 +1,5 @@
 """Is the game right? The env checker, reward sanity, the solver at every level, and replay consistency."""
 
-import random
 from dataclasses import dataclass, field
 
 from gymverse.env.checker import CheckReport, check_env, time_limit
@@ -9,6 +8,7 @@ from gymverse.env.success import episode_success
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, replay
 from gymverse.evaluation.audit.problems import Problem
 from gymverse.evaluation.targets import EnvTarget
+from gymverse.seeds import keyed_rng
 
 MALFORMED_REPLIES = ("no command here", "\\boxed{}")
 REPEATS = 5
@@ -31,7 +31,7 @@ def rewards_without_progress(target: EnvTarget, level: int, seed: int) -> list[f
     """
     env = target.make(level)
     env.reset(seed=seed)
-    move = random_move(env, random.Random(f"repeat/{seed}"))
+    move = random_move(env, keyed_rng("repeat", seed))
     paid = []
     for i in range(REPEATS):
         _, reward, terminated, truncated, info = env.step(move)
