@@ -17,6 +17,7 @@ from gymverse.env.groups import make_env_group
 from gymverse.episodes import Episode, Turn, collect_episodes
 from gymverse.errors import BadInput
 from gymverse.oat.actor_policy import ActorPolicy
+from gymverse.oat.flags import OatSettings
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.settings import global_actor_id, gpu_split, learner_world_size, prepare_args, prompt_slots
 from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, play_step, step_info, transition_fields
@@ -182,8 +183,9 @@ def test_eval_metrics_have_fixed_keys_on_every_rank():
 
 
 @dataclass
-class FlagsStandIn(RunConfig):
-    """RunConfig plus the OAT-only flags prepare_args reads (the real class needs OAT installed)."""
+class FlagsStandIn(OatSettings, RunConfig):
+    """RunConfig and OatSettings plus the flags of OAT's own that prepare_args reads (the real class needs OAT
+    installed)."""
 
     group_rank: int = 0
     ignore_no_eos: bool = False

@@ -16,7 +16,8 @@ derived from the glue itself:
 plus :data:`EXPLICIT_SIGNATURES` for what ``ast`` cannot type (the learner's strategy, the constructors
 OAT's launcher calls with our classes, methods called positionally), the ``TransitionData`` fields the
 actor fills, the flags of GymVerse's documented command, and the pins of the GPU install files
-against oat-llm's own metadata, and that every flag both trainers take is declared once, in ``RunConfig``.
+against oat-llm's own metadata, and that every flag both trainers take is declared once, in ``RunConfig`` or
+``OatSettings``.
 
 Run ``python tools/oat_contract.py`` (``--installed`` checks the OAT installed in the environment);
 ``tests/test_oat_contract.py`` runs it in CI and shows that it fails when OAT changes under us.
@@ -709,9 +710,10 @@ def own_args_fields() -> set[str]:
     """Fields of the args classes gymverse defines itself (the flags that are not OAT's)."""
     import dataclasses
 
+    from gymverse.oat.flags import OatSettings
     from gymverse.run.config import RunConfig
 
-    return {f.name for f in dataclasses.fields(RunConfig)}
+    return {f.name for cls in (RunConfig, OatSettings) for f in dataclasses.fields(cls)}
 
 
 def pinned_versions(text: str) -> dict[str, str]:
@@ -782,17 +784,16 @@ class ContractReport:
 
 def check_shared_flags(sources_root: Path, native: type | None = None) -> list[Problem]:
     """A flag that both the native trainer (``native``: its args class) and OAT's PPO take must be declared
-    in ``RunConfig``, which both backends' args classes inherit: one default, one help line, on both."""
+    in ``RunConfig`` or ``OatSettings``, which both backends' args classes inherit: one default, one help line,
+    on both."""
     import dataclasses
-
-    from gymverse.run.config import RunConfig
 
     if native is None:
         from gymverse.train.args import TrainArgs as native
     sources = OatSources(sources_root)
     info = sources.resolve_class(*OAT_ARGS_CLASS)
     oat_fields = {f for c in sources.mro(info) for f in c.dataclass_fields()} if info else set()
-    shared = {f.name for f in dataclasses.fields(RunConfig)}
+    shared = own_args_fields()
     return [
         Problem(
             f"{native.__module__}.{native.__name__}",

@@ -1,20 +1,21 @@
 """Command-line arguments of the native trainer, with OAT's and GymVerse's flag names.
 
 ``TrainArgs`` is the run loop's configuration (``gymverse.run.config.LoopConfig``: ``RunConfig``, shared
-with the OAT backend, defaults included, plus --device, --cpu_threads and --resume); the GPU-only flags
-(``GPU_ONLY_FLAGS``) are accepted and listed as ignored, so the command lines documented for GymVerse parse
-unchanged. Flags are parsed by tyro, as in OAT: ``--a_b`` and ``--a-b`` are the same flag, booleans are
-``--flag`` / ``--no-flag``.
+with the OAT backend, defaults included, plus --device, --cpu_threads and --resume); the OAT backend's own
+flags (``gymverse.oat.flags.OatSettings``, GPU-only) are accepted and listed as ignored, so the command lines
+documented for GymVerse parse unchanged. Flags are parsed by tyro, as in OAT: ``--a_b`` and ``--a-b`` are the
+same flag, booleans are ``--flag`` / ``--no-flag``.
 """
 
 from dataclasses import dataclass
 
 from gymverse.errors import BadInput
+from gymverse.oat.flags import GPU_ONLY_FLAGS, OatSettings
 from gymverse.run.config import LoopConfig, validate_loop_config
 
 
 @dataclass
-class TrainArgs(LoopConfig):
+class TrainArgs(OatSettings, LoopConfig):  # OatSettings first: its flags come last in --help
     """PERPO with the native trainer: one process, Hugging Face models, a CPU by default."""
 
     seeds: int = 1
@@ -39,32 +40,6 @@ def validate_train_args(args: TrainArgs) -> None:
     for flag in ("jobs", "max_idle_steps", "before_after_n"):
         if getattr(args, flag) < 0:
             raise BadInput(f"--{flag} must be 0 or more, got {getattr(args, flag)}")
-
-
-# OAT's flags that need GPUs: accepted (GymVerse's command lines parse unchanged) and listed as ignored.
-GPU_ONLY_FLAGS = (
-    "gpus",
-    "num_gpus_per_actor",
-    "num_groups",
-    "launch_type",
-    "enable_prefix_caching",
-    "collocate",
-    "vllm_sleep",
-    "vllm_gpu_ratio",
-    "shm_size_mb",
-    "asynchronous",
-    "rollout_batch_size_per_device",
-    "pi_buffer_maxlen_per_device",
-    "zero_stage",
-    "bf16",
-    "flash_attn",
-    "ref_offload",
-    "adam_offload",
-    "critic_type",
-    "top_k",
-    "eval_top_k",
-    "apply_chat_template",
-)
 
 
 def ignored_flags(argv: list[str]) -> list[str]:
