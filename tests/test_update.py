@@ -1,6 +1,5 @@
 """The shared update step: micro-batches hold the replies to one prompt together, the gradient unchanged."""
 
-import dataclasses
 import random
 
 import pytest
@@ -11,8 +10,8 @@ from gymverse.episodes import Turn
 from gymverse.policy.base import Sampling
 from gymverse.policy.hf import HFPolicy
 from gymverse.run.plan import TurnSample
+from gymverse.run.settings import GenerationSettings, UpdateSettings
 from gymverse.run.update import PolicyUpdate
-from gymverse.train.args import TrainArgs
 
 
 @pytest.fixture
@@ -29,10 +28,8 @@ def samples(micro_model):
 def trained(micro_model, samples, per_device):
     """The gradient the optimizer stepped with, and the update's statistics."""
     model = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
-    settings = dataclasses.replace(
-        TrainArgs(), train_batch_size=8, train_batch_size_per_device=per_device, generate_max_length=6
-    )
-    update = PolicyUpdate(model, 256, settings, total_updates=1)
+    settings = UpdateSettings(train_batch_size=8, train_batch_size_per_device=per_device)
+    update = PolicyUpdate(model, 256, settings, GenerationSettings(generate_max_length=6), total_updates=1)
     stepped = []
     update.optimizer.register_step_pre_hook(lambda *_: stepped.append([p.grad.clone() for p in model.parameters()]))
     advantages = [1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.0, 1.0]
@@ -66,14 +63,14 @@ def test_reference_kl_sums_the_per_token_kl_of_each_reply(micro_model, samples):
     from gymverse.perpo import kl_penalty
 
     model = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
-    settings = dataclasses.replace(TrainArgs(), train_batch_size=8, train_batch_size_per_device=3)
-    same = PolicyUpdate(model, 256, settings, total_updates=1, reference=model).reference_kl(samples, "low_var_kl")
+    settings, generation = UpdateSettings(train_batch_size=8, train_batch_size_per_device=3), GenerationSettings()
+    same = PolicyUpdate(model, 256, settings, generation, 1, reference=model).reference_kl(samples, "low_var_kl")
     assert same == pytest.approx([0.0] * 8, abs=1e-5)  # sampled by the reference itself
     other = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
     with torch.no_grad():
         for parameter in other.parameters():
             parameter.add_(0.05 * torch.randn_like(parameter))
-    kls = PolicyUpdate(model, 256, settings, total_updates=1, reference=other).reference_kl(samples, "kl")
+    kls = PolicyUpdate(model, 256, settings, generation, 1, reference=other).reference_kl(samples, "kl")
     for sample, kl in zip(samples, kls):
         ref = scorer.sequence_logprobs(other, [sample.turn.prompt_ids], [sample.turn.response_ids], 1.0, 256)
         expected = kl_penalty(torch.tensor([sample.turn.logprobs]), ref, torch.ones_like(ref), "kl").sum().item()
@@ -86,8 +83,8 @@ def test_a_non_finite_advantage_or_loss_stops_the_update_before_the_optimizer_mo
     from gymverse.run.finite import NonFinite
 
     model = HFPolicy(micro_model, Sampling(seed=0), num_threads=1).model
-    settings = dataclasses.replace(TrainArgs(), train_batch_size=4, train_batch_size_per_device=2)
-    update = PolicyUpdate(model, 256, settings, total_updates=2)
+    settings = UpdateSettings(train_batch_size=4, train_batch_size_per_device=2)
+    update = PolicyUpdate(model, 256, settings, GenerationSettings(), total_updates=2)
     stepped = []
     update.optimizer.register_step_pre_hook(lambda *_: stepped.append(1))
     advantages = [1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.0, 1.0]

@@ -23,6 +23,7 @@ from typing import Any
 
 from gymverse.errors import BadInput
 from gymverse.genenv.attempts import answer_tasks, mean_reward_rate
+from gymverse.genenv.config import GenEnvArgs
 from gymverse.genenv.dataset import (
     PromptLimit,
     agent_prompt,
@@ -54,7 +55,7 @@ class DatasetSpace(SavedFields):
     saved = ("rows", "epoch", "position", "order", "success", "scored")
     agent_stops_at_box = False
 
-    def __init__(self, args: Any, seed: int) -> None:
+    def __init__(self, args: GenEnvArgs, seed: int) -> None:
         self.args, self.seed = args, seed
         table = read_tasks(args.train_files, "data.train_files")
         self.rows, self.schema = table.rows, table.schema
@@ -75,7 +76,7 @@ class DatasetSpace(SavedFields):
         args = self.args
         return args.pretrain, args.env_model if args.genenv_enable else None
 
-    def agent_settings(self, args: Any) -> Any:
+    def agent_settings(self, args: GenEnvArgs) -> GenEnvArgs:
         """A prompt of --max_prompt_length tokens and a reply of --generate_max_length fit the agent (veRL's)."""
         return dataclasses.replace(args, max_model_len=args.max_prompt_length + args.generate_max_length)
 
@@ -95,10 +96,11 @@ class DatasetSpace(SavedFields):
     def _within_limit(self, rows: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
         """``rows`` without those over the prompt limit (--filter_overlong_prompts), or all of them once none is
         over it or --truncation may cut them; else the first one over it is refused by its row number."""
-        args = self.args
+        args, limit = self.args, self.limit
+        assert limit is not None, "set when the agent's tokenizer is attached"
         over = {}
         for index, row in enumerate(rows):
-            length = self.limit.length(agent_prompt(row["prompt"], self.tokenizer, self.args.prompt_template))
+            length = limit.length(agent_prompt(row["prompt"], self.tokenizer, self.args.prompt_template))
             if length > args.max_prompt_length:
                 over[index] = length
         if not over:
@@ -181,6 +183,7 @@ class DatasetSpace(SavedFields):
         args = self.args
         if not (args.genenv_enable and (args.alternate == "step" or self.epoch_ends())):
             return None
+        assert env is not None, "GenEnv is enabled: the environment policy writes"
         tasks = self.write(env, step)
         self.attempt(agent, tasks)
         return tasks

@@ -17,6 +17,7 @@ from typing import Any
 
 from gymverse.curriculum import CurriculumDriver
 from gymverse.genenv.attempts import play_specs, success_rate
+from gymverse.genenv.config import GenEnvArgs
 from gymverse.genenv.prompts import (
     CURRICULUM,
     UNIFORM,
@@ -45,7 +46,7 @@ class GameSpace(SavedFields):
     saved = ("success", "played", "idle_steps")
     agent_stops_at_box = True
 
-    def __init__(self, args: Any, seed: int) -> None:
+    def __init__(self, args: GenEnvArgs, seed: int) -> None:
         self.args, self.seed = args, seed
         self.games = train_env_ids(args)
         self.infos = {game: game_info(game, args.max_difficulty) for game in self.games}
@@ -86,7 +87,7 @@ class GameSpace(SavedFields):
             )
         return agent, args.env_model
 
-    def agent_settings(self, args: Any) -> Any:
+    def agent_settings(self, args: GenEnvArgs) -> GenEnvArgs:
         return args
 
     def attach(self, agent: Side) -> None:
@@ -134,6 +135,7 @@ class GameSpace(SavedFields):
             env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
         elif args.env_model == UNIFORM or not args.genenv_enable:
             env = Side(UNIFORM, UniformSpecs(self.infos, step_seed(self.seed, step, StepPurpose.UNIFORM_SPECS)))
+        assert env is not None, "a model writes the tasks when no curriculum or uniform writer does"
         prompts, generations = env.write(contents, args.num_generations_per_prompt)
         tasks = []
         for i, (prompt, generation) in enumerate(zip(prompts, generations)):
@@ -246,7 +248,9 @@ class GameSpace(SavedFields):
             self.curriculum.load_state_dict(state["curriculum"])
 
 
-def warm_start_environment(args: Any, infos: dict, count: int, out: Path, seed: int, progress: bool = True) -> Path:
+def warm_start_environment(
+    args: GenEnvArgs, infos: dict, count: int, out: Path, seed: int, progress: bool = True
+) -> Path:
     """SFT of ``--env_model`` on ``count`` uniformly random valid specs of the games ``infos`` describes, saved to
     ``out`` (with the agent's --sft_epochs, --sft_batch_size and --sft_learning_rate)."""
     from gymverse.policy.tiny import resolve_pretrain

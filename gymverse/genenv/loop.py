@@ -18,6 +18,7 @@ and of the environment policy in ``env_policy/saved_models/``, ``trainer_state.p
 """
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,14 @@ def make_space(args: GenEnvArgs, seed: int) -> TaskSpace:
     from gymverse.genenv.dataset_space import DatasetSpace
     from gymverse.genenv.game_space import GameSpace
 
-    return {"games": GameSpace, "datasets": DatasetSpace}[args.task_space](args, seed)
+    spaces: dict[str, Callable[[GenEnvArgs, int], TaskSpace]] = {"games": GameSpace, "datasets": DatasetSpace}
+    return spaces[args.task_space](args, seed)
 
 
 class GenEnvRun(RunLoop):
     name = "GenEnv"
     logs = ("genenv_metrics.jsonl", "generated_tasks.jsonl", "eval_metrics.jsonl")
+    args: GenEnvArgs
 
     def __init__(self, args: GenEnvArgs, progress: bool = True) -> None:
         super().__init__(args, progress)
@@ -54,10 +57,12 @@ class GenEnvRun(RunLoop):
     def build(self) -> None:
         args = self.args
         self.space = make_space(args, self.seed)
+        agent_start: str | None
         if self.state:
             agent_start, env_start = self._saved_model("agent"), self._saved_model("env")
         else:
             agent_start, env_start = self.space.starts(self.run_dir, self.progress)
+        assert agent_start is not None, "the agent always has a model"
         self.starts = {"agent": agent_start, "env": env_start}
         self.reference_path = self.state["reference"] if self.state else agent_start
         steps = self.space.scheduled_steps()
@@ -92,6 +97,7 @@ class GenEnvRun(RunLoop):
 
     def _saved_model(self, side: str) -> str | None:
         """The model a saved state names for ``side``: a checkpoint in the run folder, or a spec."""
+        assert self.state is not None  # read on resume only
         saved = self.state["models"][side]
         if saved is None:
             return None
@@ -143,7 +149,7 @@ class GenEnvRun(RunLoop):
         return self.space.evaluate(self.agent, step, self.files)
 
     def save_models(self, step: int) -> dict[str, Any]:
-        models = {}
+        models: dict[str, tuple[str, str | None] | None] = {}
         for name, side, folder in (("agent", self.agent, self.run_dir), ("env", self.env, self.run_dir / ENV_DIR)):
             if side is not None and side.trainable:
                 save_checkpoint(folder, step, side.policy.model, side.tokenizer)

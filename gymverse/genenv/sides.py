@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from gymverse.genenv.config import GenEnvArgs
 from gymverse.policy.base import Generation
 from gymverse.prompts import apply_template
 from gymverse.run.plan import TurnSample
@@ -80,7 +81,7 @@ def prompt_text(template: str, content: str, tokenizer: Any) -> str:
 def load_side(
     name: str,
     spec: str,
-    settings: Any,
+    settings: GenEnvArgs,
     total_updates: int,
     train: bool,
     template: str,
@@ -113,11 +114,12 @@ def load_side(
     if reference is not None and (settings.beta > 0 or settings.kl_penalty_coef > 0):
         frozen = load_causal_lm(resolve_pretrain(reference), policy.model.dtype, settings.device)
         frozen.eval().requires_grad_(False)
-    update = PolicyUpdate(policy.model, policy.tokenizer.pad_token_id, settings, total_updates, frozen)
+    pad_id = policy.tokenizer.pad_token_id
+    update = PolicyUpdate(policy.model, pad_id, settings, settings, total_updates, frozen, settings.kl_loss_type)
     return Side(name, policy, update, template)
 
 
-def env_settings(args: Any) -> Any:
+def env_settings(args: GenEnvArgs) -> GenEnvArgs:
     """The environment policy's sampling and update settings: the agent's flags with the --env_* values."""
     return dataclasses.replace(
         args,

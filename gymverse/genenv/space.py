@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from gymverse.genenv.config import GenEnvArgs
 from gymverse.genenv.scoring import WrittenTask
 from gymverse.genenv.sides import Side
 from gymverse.run.files import RunFiles
@@ -52,7 +53,7 @@ class TaskSpace(Protocol):
         """A new run's starting models: the agent's and the environment policy's (None: no model writes the tasks),
         warm-started into ``run_dir`` where the space does that."""
 
-    def agent_settings(self, args: Any) -> Any:
+    def agent_settings(self, args: GenEnvArgs) -> GenEnvArgs:
         """The flags the agent samples and learns with (``args``, or a copy the space adjusts)."""
 
     def attach(self, agent: Side) -> None:

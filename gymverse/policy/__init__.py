@@ -14,7 +14,7 @@
 """
 
 import re
-from typing import Any
+from typing import Any, Protocol
 
 from gymverse.errors import BadInput
 from gymverse.policy.base import Generation, Policy, Sampling
@@ -66,7 +66,16 @@ def check_device(device: str, flag: str = "--device") -> None:
         raise BadInput(f"{flag} {device!r}: write cpu, cuda or cuda:N (also mps, xpu)")
 
 
-def sampling_flags(flags: Any) -> dict[str, Any]:
+class SamplingFlags(Protocol):
+    """The sampling flags a command line gives (the run's generation settings, the sweep's options)."""
+
+    temperature: float
+    top_p: float
+    max_model_len: int | None
+    generate_max_length: int
+
+
+def sampling_flags(flags: SamplingFlags) -> dict[str, Any]:
     """The sampling keywords of :func:`load_policy` (and of the model policies) from flags of the same names."""
     return {name: getattr(flags, name) for name in ("temperature", "top_p", "max_model_len", "generate_max_length")}
 

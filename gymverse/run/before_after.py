@@ -15,8 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gymverse.run.config import RunConfig
 from gymverse.run.eval_plan import copies_for
 from gymverse.run.online_eval import evaluation_copy
+from gymverse.run.settings import GenerationSettings
 from gymverse.seeds import Purpose, derive_seed
 
 MODES = ("sampled", "greedy")
@@ -42,7 +44,7 @@ def path_text(path: Sequence[tuple[int, int]]) -> str:
     return " -> ".join([str(path[0][1])] + [f"{level} (step {step})" for step, level in path[1:]])
 
 
-def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: Any, seed: int, k: int) -> float:
+def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: RunConfig, seed: int, k: int) -> float:
     """Share of ``episodes`` games of ``env_id`` at ``level`` that ``policy`` wins; game ``n`` and its draws
     depend only on the run's seed, the game's index ``k``, the level and ``n``."""
     from gymverse.env.groups import make_env_group
@@ -70,7 +72,7 @@ def success_rate(policy: Any, env_id: str, level: int, episodes: int, config: An
     return sum(e.success for e in played) / episodes
 
 
-def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
+def player(policy: Any, mode: str, config: GenerationSettings, seed: int) -> Any:
     """A copy of ``policy`` that plays as in training (``sampled``) or greedily, with a generator of its own."""
     return evaluation_copy(
         policy,
@@ -84,15 +86,16 @@ def player(policy: Any, mode: str, config: Any, seed: int) -> Any:
 def before_after(
     before: Any,
     after: Any,
-    config: Any,
+    config: RunConfig,
+    episodes: int,
     seed: int,
     paths: dict[str, list[tuple[int, int]]],
     progress: bool = True,
     jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """One row per game and level (``--train_difficulty`` and the level its curriculum reached): success of
-    ``before`` and ``after`` in each of :data:`MODES` over ``--before_after_n`` episodes. ``jobs`` > 1 plays the
-    cells in that many forked processes (a cell's games and draws are its own, so the rows are the same)."""
+    ``before`` and ``after`` in each of :data:`MODES` over ``episodes`` episodes (--before_after_n). ``jobs`` > 1
+    plays the cells in that many forked processes (a cell's games and draws are its own, so the rows are the same)."""
     from tqdm import tqdm
 
     rows = []
@@ -105,7 +108,7 @@ def before_after(
                 {
                     "env_id": env_id,
                     "level": level,
-                    "episodes": config.before_after_n,
+                    "episodes": episodes,
                     "curriculum_start": start,
                     "curriculum_end": end,
                     "curriculum_path": [list(move) for move in path],
@@ -114,7 +117,7 @@ def before_after(
     cells.sort(key=lambda cell: -cell[3])  # the higher levels' long games first, so no worker is left with one
     with (
         tqdm(total=len(cells), desc="before/after", disable=not progress, dynamic_ncols=True) as bar,
-        cell_player(before, after, config, seed, jobs) as play,
+        cell_player(before, after, config, episodes, seed, jobs) as play,
     ):
         for (row, _, _, _, mode, when), success in zip(cells, play(cells)):
             rows[row][f"{mode}_{when}"] = success
@@ -123,27 +126,29 @@ def before_after(
 
 
 @contextmanager
-def cell_player(before: Any, after: Any, config: Any, seed: int, jobs: int) -> Iterator[Any]:
+def cell_player(before: Any, after: Any, config: RunConfig, episodes: int, seed: int, jobs: int) -> Iterator[Any]:
     """A function from cells to their success rates, in order: played here, or by ``jobs`` forked workers that
     inherit both models (nothing is pickled but the cells and the rates)."""
     if jobs <= 1:
-        yield lambda cells: (cell_success(cell, before, after, config, seed) for cell in cells)
+        yield lambda cells: (cell_success(cell, before, after, config, episodes, seed) for cell in cells)
         return
     import multiprocessing
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # a fast tokenizer would warn in each fork
     context = multiprocessing.get_context("fork")
-    with context.Pool(jobs, initializer=inherit, initargs=(before, after, config, seed)) as pool:
+    with context.Pool(jobs, initializer=inherit, initargs=(before, after, config, episodes, seed)) as pool:
         yield lambda cells: pool.imap(worker_cell_success, cells)
 
 
-def cell_success(cell: tuple[int, str, int, int, str, str], before: Any, after: Any, config: Any, seed: int) -> float:
+def cell_success(
+    cell: tuple[int, str, int, int, str, str], before: Any, after: Any, config: RunConfig, episodes: int, seed: int
+) -> float:
     _, env_id, k, level, mode, when = cell
     policy = player(before if when == "before" else after, mode, config, seed)
-    return success_rate(policy, env_id, level, config.before_after_n, config, seed, k)
+    return success_rate(policy, env_id, level, episodes, config, seed, k)
 
 
-_INHERITED: tuple[Any, ...] = ()  # a worker's (before, after, config, seed), from its parent's memory
+_INHERITED: tuple[Any, ...] = ()  # a worker's (before, after, config, episodes, seed), from its parent's memory
 
 
 def inherit(*playing: Any) -> None:

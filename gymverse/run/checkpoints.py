@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gymverse.run.settings import RunFileSettings
+
 STATE_FILE = "trainer_state.pt"
 MODELS_DIR = "saved_models"
 _STEP_DIR = re.compile(r"^step_(\d{5,})$")
@@ -128,7 +130,7 @@ def save_trainer_state(run_dir: Path, state: dict[str, Any]) -> Path:
     return path
 
 
-def run_seed(args: Any, state: dict[str, Any] | None) -> int:
+def run_seed(args: RunFileSettings, state: dict[str, Any] | None) -> int:
     """The run's seed: the saved one when resuming, else drawn from the clock with ``--rnd_seed``, else ``--seed``."""
     if state:
         return state["seed"]

@@ -13,9 +13,8 @@ and ``eval/average/accuracy``), the same keys on every rank whatever was played.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from gymverse.run.config import eval_levels, eval_settings
+from gymverse.run.config import RunConfig, eval_levels, eval_settings
 from gymverse.seeds import Purpose, derive_seed
 
 MOST_COPIES = 32  # game copies of one evaluation cell played side by side
@@ -54,7 +53,7 @@ class EvalCell:
         return [derive_seed(seed, Purpose.EVAL_DRAWS, self.k, self.level, n) for n in range(self.episodes)]
 
 
-def eval_plan(config: Any) -> list[EvalCell]:
+def eval_plan(config: RunConfig) -> list[EvalCell]:
     """Every cell the online evaluation plays, environment by environment, each at every level."""
     return [
         EvalCell(k, env_id, level, wrappers, template, config.eval_n)

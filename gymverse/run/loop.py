@@ -41,10 +41,11 @@ from gymverse.run.checkpoints import (
     save_trainer_state,
     step_dir_name,
 )
-from gymverse.run.config import default_run_name
+from gymverse.run.config import LoopConfig, default_run_name
 from gymverse.run.files import RunFiles
 from gymverse.run.finite import NonFinite
 from gymverse.run.interrupt import StopRequest
+from gymverse.run.settings import RunFileSettings
 from gymverse.run.update import prepare_torch
 from gymverse.sandbox import GameFailure
 
@@ -53,7 +54,7 @@ class RunLoop:
     name = "run"  # the progress bar's label
     logs: tuple[str, ...] = ()  # the trainer's own JSONL logs (each line with its "step"), cut back on resume
 
-    def __init__(self, args: Any, progress: bool = True) -> None:
+    def __init__(self, args: LoopConfig, progress: bool = True) -> None:
         self.args, self.progress = args, progress
         if not args.wb_run_name:
             args.wb_run_name = default_run_name(args)
@@ -249,7 +250,7 @@ class RunLoop:
             self.wandb.log(metrics, step=step)
 
 
-def start_wandb(args: Any, run_dir: Path, run_id: str | None) -> Any:
+def start_wandb(args: RunFileSettings, run_dir: Path, run_id: str | None) -> Any:
     """A Weights & Biases run for ``args`` (offline without an API key); ``run_id`` continues a resumed one."""
     import wandb
 

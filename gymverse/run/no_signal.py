@@ -12,10 +12,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from gymverse.run.config import RunConfig
 from gymverse.run.env_table import normalization_keys
 
 
-def nothing_to_learn(episodes: Sequence[Any], samples: Sequence[Any], config: Any) -> str | None:
+def nothing_to_learn(episodes: Sequence[Any], samples: Sequence[Any], config: RunConfig) -> str | None:
     """Why ``samples`` (the step's :class:`gymverse.run.plan.TurnSample` s, drawn from ``episodes``) teach
     nothing, or None when some turn carries a signal."""
     if not episodes:

@@ -13,12 +13,13 @@ import copy
 from collections import defaultdict
 from typing import Any
 
+from gymverse.run.config import RunConfig
 from gymverse.run.eval_plan import eval_plan
 from gymverse.run.files import RunFiles
 from gymverse.seeds import Purpose, derive_seed
 
 
-def online_eval(policy: Any, config: Any, seed: int, files: RunFiles, step: int) -> list[dict[str, Any]]:
+def online_eval(policy: Any, config: RunConfig, seed: int, files: RunFiles, step: int) -> list[dict[str, Any]]:
     """Evaluate ``policy`` (a model, or a scripted policy) at ``step``; one record per environment and complexity
     (``eval_plan.eval_metrics`` makes the logged metrics of them)."""
     from gymverse.env.groups import make_env_group

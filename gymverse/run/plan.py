@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gymverse.perpo import discounted_returns
+from gymverse.run.settings import ReturnSettings
 
 
 def group_seeds(seed: int, num_env: int, group_size: int) -> int | list[int]:
@@ -136,7 +137,7 @@ def turn_samples(
     return samples
 
 
-def step_samples(config: Any, episodes: Sequence[Any], count: int, rng: random.Random) -> list[TurnSample]:
+def step_samples(config: ReturnSettings, episodes: Sequence[Any], count: int, rng: random.Random) -> list[TurnSample]:
     """The step's batch: ``count`` of the episodes' turns to learn from, returns as the config's flags say
     (``--gamma``, ``--keep_generation_failed``, ``--non_stop_penalty``, ``--non_stop_fixed_reward``)."""
     samples = turn_samples(

@@ -8,17 +8,25 @@ Nothing here imports torch.
 """
 
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
 from gymverse.env.id_lists import split_env_ids
 from gymverse.env.visible import visible
 from gymverse.errors import BadInput
-from gymverse.run.config import default_run_name, eval_env_ids, eval_levels, train_env_ids, validate_run_config
+from gymverse.run.config import (
+    RunConfig,
+    default_run_name,
+    eval_env_ids,
+    eval_levels,
+    train_env_ids,
+    validate_run_config,
+)
 
 
 def prepare(
-    args: Any, argv: list[str], validate: Callable[[Any], Any] = validate_run_config, plays_games: bool = True
+    args: RunConfig, argv: list[str], validate: Callable[[Any], None] = validate_run_config, plays_games: bool = True
 ) -> None:
     """Validate ``args`` with ``validate``, register its ``--env_dir`` folders and, when the run plays games,
     check its ids; raises :class:`BadInput` naming the flags as ``argv`` spells them."""
@@ -33,7 +41,17 @@ def prepare(
         raise BadInput(flags_as_typed(str(error), argv)) from None
 
 
-def register_env_dirs(config: Any, log: Callable[[str], Any] = print) -> None:
+class EnvDirFlags(Protocol):
+    """--env_dir and --trusted, as every command that plays games takes them."""
+
+    @property
+    def env_dir(self) -> Sequence[str | Path]: ...
+
+    @property
+    def trusted(self) -> bool: ...
+
+
+def register_env_dirs(config: EnvDirFlags, log: Callable[[str], Any] = print) -> None:
     """Register the games of each ``--env_dir`` folder (jailed unless ``--trusted``; call it in every process
     that plays them) under the ids ``register_env_dir`` gives; a file or class that fails is reported through
     ``log``, the others register."""
@@ -48,7 +66,7 @@ def register_env_dirs(config: Any, log: Callable[[str], Any] = print) -> None:
             log(visible(f"--env_dir {folder}: {what} was not registered: {why}"))
 
 
-def check_run_envs(config: Any) -> None:
+def check_run_envs(config: RunConfig) -> None:
     """Raise :class:`BadInput` for an unknown training or evaluation id (with a "did you mean") or a complexity
     flag above a game's highest complexity."""
     import gymverse  # noqa: F401  (registers the built-in games)

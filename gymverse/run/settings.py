@@ -41,7 +41,8 @@ class EnvSettings:
 
 @dataclass
 class ReturnSettings:
-    """PERPO's returns and their normalization, and the rewards of replies cut at the length limit."""
+    """PERPO's returns and their normalization, and the turns they are computed for: replies cut at the length
+    limit, episodes whose prompt outgrew the context."""
 
     gamma: float = 0.9
     """Discount of the PERPO returns G_t = r_t + gamma * G_{t+1} [GymVerse: 1.0]."""
@@ -57,6 +58,8 @@ class ReturnSettings:
     """Added to the reward of a turn whose reply was cut at --generate_max_length (OAT's flag)."""
     non_stop_fixed_reward: Optional[float] = None
     """Reward of a turn whose reply was cut at --generate_max_length, instead of the game's (OAT's flag)."""
+    keep_generation_failed: bool = False
+    """Train on episodes whose prompt outgrew --max_model_len (scored as failures) instead of dropping them."""
 
 
 @dataclass
@@ -184,8 +187,6 @@ class RunFileSettings:
     """Checkpoints kept (the newest)."""
     dump_experience_every: int = 1
     """Save the sampled episodes to trajectories/ every this many steps (0 = never)."""
-    keep_generation_failed: bool = False
-    """Train on episodes whose prompt outgrew --max_model_len (scored as failures) instead of dropping them."""
     seed: int = 42
     """Seed of the games, the sampling and the batch order."""
     rnd_seed: bool = False

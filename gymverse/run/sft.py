@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from gymverse.policy.base import Generation
+from gymverse.run.config import RunConfig
+from gymverse.run.settings import WarmStartSettings
 
 SFT_LABELS = ("solver", "played")
 
@@ -165,7 +167,9 @@ def train_on_demonstrations(
 SFT_EPISODES_FOR_TINY = 100  # the untrained tiny model learns the demo's games' first level from these
 
 
-def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = "cpu", progress: bool = True) -> Path:
+def warm_start(
+    config: RunConfig, pretrain: str | Path, out: Path, seed: int, device: str = "cpu", progress: bool = True
+) -> Path:
     """The model RL starts from: ``pretrain`` after SFT on solver demonstrations (``--sft_episodes``; -1 = only
     for the untrained tiny model), saved to ``out``; ``pretrain`` itself when there is nothing to learn."""
     from gymverse.policy.tiny import TINY
@@ -215,7 +219,13 @@ def warm_start(config: Any, pretrain: Path, out: Path, seed: int, device: str = 
 
 
 def fit_and_save(
-    pretrain: Path, pairs_for: Any, config: Any, out: Path, seed: int, device: str = "cpu", progress: bool = True
+    pretrain: str | Path,
+    pairs_for: Any,
+    config: WarmStartSettings,
+    out: Path,
+    seed: int,
+    device: str = "cpu",
+    progress: bool = True,
 ) -> "SFTResult":
     """Load ``pretrain``, fit it to the ``(prompt, reply)`` pairs ``pairs_for(tokenizer)`` makes (with
     ``--sft_epochs``, ``--sft_batch_size``, ``--sft_learning_rate``) and save model and tokenizer to ``out``."""

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from gymverse.perpo import aggregate_tokens, kl_penalty, ppo_clip_loss
 from gymverse.run.finite import require_finite
+from gymverse.run.settings import GenerationSettings, UpdateSettings
 
 
 def prepare_torch(device: str, cpu_threads: int, seed: int) -> None:
@@ -28,27 +29,38 @@ def prepare_torch(device: str, cpu_threads: int, seed: int) -> None:
 
 
 class PolicyUpdate:
-    """PPO-clip updates of ``model``. ``settings`` holds the trainer's flags (learning_rate, adam_beta_1/2, l2,
-    lr_scheduler, lr_warmup_ratio, num_ppo_epochs, train_batch_size(_per_device), temperature, cliprange,
-    length_norm_constant, generate_max_length, beta, kl_loss_type, max_norm); ``total_updates`` sizes the
-    schedule; ``reference`` (a frozen model) adds ``beta`` times the KL penalty (estimated by ``kl_loss_type``)."""
+    """PPO-clip updates of ``model`` with the ``update`` settings, on replies sampled with the ``generation``
+    settings (their temperature scores the replies again; their length limit is the loss's normalizer unless
+    --length_norm_constant gives one); ``total_updates`` sizes the schedule; ``reference`` (a frozen model) adds
+    ``update.beta`` times the KL penalty, estimated by ``kl_estimator`` (--kl_loss_type)."""
 
-    def __init__(self, model: Any, pad_id: int, settings: Any, total_updates: int, reference: Any = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        pad_id: int,
+        update: UpdateSettings,
+        generation: GenerationSettings,
+        total_updates: int,
+        reference: Any = None,
+        kl_estimator: str = "low_var_kl",
+    ) -> None:
         import torch
 
-        self.model, self.pad_id, self.settings, self.reference = model, pad_id, settings, reference
+        self.model, self.pad_id, self.reference = model, pad_id, reference
+        self.settings, self.temperature, self.kl_estimator = update, generation.temperature, kl_estimator
+        self.normalizer = update.length_norm_constant or generation.generate_max_length
         self.optimizer = torch.optim.AdamW(
             model.parameters(),
-            lr=settings.learning_rate,
-            betas=(settings.adam_beta_1, settings.adam_beta_2),
-            weight_decay=settings.l2,
+            lr=update.learning_rate,
+            betas=(update.adam_beta_1, update.adam_beta_2),
+            weight_decay=update.l2,
         )
-        self.scheduler = _scheduler(self.optimizer, settings.lr_scheduler, total_updates, settings.lr_warmup_ratio)
+        self.scheduler = _scheduler(self.optimizer, update.lr_scheduler, total_updates, update.lr_warmup_ratio)
 
     @staticmethod
-    def updates_per_call(settings: Any, samples: int) -> int:
+    def updates_per_call(update: UpdateSettings, samples: int) -> int:
         """Optimizer steps one ``learn`` call on ``samples`` samples makes (to size the schedule)."""
-        return settings.num_ppo_epochs * math.ceil(samples / settings.train_batch_size)
+        return update.num_ppo_epochs * math.ceil(samples / update.train_batch_size)
 
     def state_dict(self) -> dict[str, Any]:
         return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict()}
@@ -64,13 +76,13 @@ class PolicyUpdate:
 
         from gymverse.run.logprobs import response_mask, sequence_logprobs
 
-        args, sums = self.settings, []
+        settings, sums = self.settings, []
         with torch.no_grad():
-            for start in range(0, len(samples), args.train_batch_size_per_device):
-                micro = samples[start : start + args.train_batch_size_per_device]
+            for start in range(0, len(samples), settings.train_batch_size_per_device):
+                micro = samples[start : start + settings.train_batch_size_per_device]
                 responses = [s.turn.response_ids for s in micro]
                 ref = sequence_logprobs(
-                    self.reference, [s.turn.prompt_ids for s in micro], responses, args.temperature, self.pad_id
+                    self.reference, [s.turn.prompt_ids for s in micro], responses, self.temperature, self.pad_id
                 )
                 mask = response_mask(responses, ref.device)
                 sampled = _padded([s.turn.logprobs for s in micro], ref)
@@ -87,27 +99,29 @@ class PolicyUpdate:
         from gymverse.policy.hf import distinct_rows
         from gymverse.run.logprobs import response_mask, sequence_logprobs
 
-        args, model, pad = self.settings, self.model, self.pad_id
-        normalizer = args.length_norm_constant or args.generate_max_length
+        settings, model, pad = self.settings, self.model, self.pad_id
+        temperature, normalizer = self.temperature, self.normalizer
         games = [s.env_id for s in samples]
         require_finite("return", [s.ret for s in samples], games)
         require_finite("advantage", advantages, games)
         totals: dict[str, float] = {}
         updates = 0
         model.train()
-        for _ in range(args.num_ppo_epochs):
+        for _ in range(settings.num_ppo_epochs):
             indices = list(range(len(samples)))
             order.shuffle(indices)
-            for start in range(0, len(indices), args.train_batch_size):
-                batch = indices[start : start + args.train_batch_size]
+            for start in range(0, len(indices), settings.train_batch_size):
+                batch = indices[start : start + settings.train_batch_size]
                 # Replies to one prompt side by side: a micro-batch reads a prompt they share once. The
                 # gradient is the batch's sum, so how the batch splits into micro-batches does not change it.
                 group = distinct_rows([samples[i].turn.prompt_ids for i in batch])[1]
                 batch = [i for _, i in sorted(zip(group, batch), key=lambda pair: pair[0])]
-                for micro_start in range(0, len(batch), args.train_batch_size_per_device):
-                    micro = [samples[i] for i in batch[micro_start : micro_start + args.train_batch_size_per_device]]
+                for micro_start in range(0, len(batch), settings.train_batch_size_per_device):
+                    micro = [
+                        samples[i] for i in batch[micro_start : micro_start + settings.train_batch_size_per_device]
+                    ]
                     prompts, responses = [s.turn.prompt_ids for s in micro], [s.turn.response_ids for s in micro]
-                    logprobs = sequence_logprobs(model, prompts, responses, args.temperature, pad)
+                    logprobs = sequence_logprobs(model, prompts, responses, temperature, pad)
                     mask = response_mask(responses, logprobs.device)
                     old = _padded([s.turn.logprobs for s in micro], logprobs)
                     adv = torch.tensor(
@@ -115,18 +129,18 @@ class PolicyUpdate:
                         dtype=logprobs.dtype,
                         device=logprobs.device,
                     )
-                    loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
+                    loss, stats = ppo_clip_loss(logprobs, old, adv, mask, settings.cliprange, normalizer)
                     if self.reference is not None:
                         with torch.no_grad():
-                            ref = sequence_logprobs(self.reference, prompts, responses, args.temperature, pad)
-                        kl = aggregate_tokens(kl_penalty(logprobs, ref, mask, args.kl_loss_type), mask, normalizer)
-                        loss = loss + args.beta * kl
+                            ref = sequence_logprobs(self.reference, prompts, responses, temperature, pad)
+                        kl = aggregate_tokens(kl_penalty(logprobs, ref, mask, self.kl_estimator), mask, normalizer)
+                        loss = loss + settings.beta * kl
                         stats["kl"] = kl.item()
                     require_finite("loss", [loss.item()], [s.env_id for s in micro])
                     (loss * len(micro) / len(batch)).backward()
                     for key, value in {"loss": loss.item(), **stats}.items():
                         totals[key] = totals.get(key, 0.0) + value * len(micro)
-                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_norm)
+                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_norm)
                 require_finite("gradient norm", [float(grad_norm)], [games[i] for i in batch])
                 self.optimizer.step()
                 self.scheduler.step()
@@ -134,7 +148,7 @@ class PolicyUpdate:
                 totals["grad_norm"] = totals.get("grad_norm", 0.0) + float(grad_norm) * len(samples)
                 updates += 1
         model.eval()
-        seen = len(samples) * args.num_ppo_epochs
+        seen = len(samples) * settings.num_ppo_epochs
         stats = {key: value / seen for key, value in totals.items()}
         stats["grad_norm"] = totals.get("grad_norm", 0.0) / max(updates * len(samples), 1)
         stats["learning_rate"] = self.scheduler.get_last_lr()[0]

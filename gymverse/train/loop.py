@@ -35,6 +35,7 @@ from gymverse.train.args import TrainArgs
 
 class Trainer(RunLoop):
     name = "PERPO"
+    args: TrainArgs
 
     def __init__(self, args: TrainArgs, progress: bool = True) -> None:
         super().__init__(args, progress)
@@ -80,7 +81,9 @@ class Trainer(RunLoop):
             self.reference = load_causal_lm(ref_path, self.model.dtype, args.device)
             self.reference.eval().requires_grad_(False)
         updates = self.total_steps() * PolicyUpdate.updates_per_call(args, args.rollout_batch_size)
-        self.update = PolicyUpdate(self.model, self.tokenizer.pad_token_id, args, updates, self.reference)
+        self.update = PolicyUpdate(
+            self.model, self.tokenizer.pad_token_id, args, args, updates, self.reference, args.kl_loss_type
+        )
         self.curriculum = CurriculumDriver.from_config(self.env_ids, args, args.seed)
         self.table = EnvTable(self.env_ids)
         wrappers = wrappers_spec(args.wrappers)
@@ -211,6 +214,8 @@ class Trainer(RunLoop):
         paths = {env_id: curriculum_path(metrics, env_id) for env_id in self.env_ids}
         start = HFPolicy(self.reference_path, self.sampling, device=self.args.device)
         jobs = (self.args.jobs or os.cpu_count() or 1) if self.args.device == "cpu" else 1  # CUDA does not fork
-        rows = before_after(start, self.policy, self.args, self.seed, paths, self.progress, jobs)
+        rows = before_after(
+            start, self.policy, self.args, self.args.before_after_n, self.seed, paths, self.progress, jobs
+        )
         print_before_after(rows)
         print(f"Table: {save_results(self.run_dir, rows)}")

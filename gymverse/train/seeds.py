@@ -12,15 +12,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gymverse.errors import ResourceError
 from gymverse.run.seeds import aggregate, print_aggregate
+from gymverse.run.settings import RunFileSettings
+from gymverse.train.args import TrainArgs
 
 CHILD = "import sys; from gymverse.train.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def run_seeds(args: Any, argv: list[str]) -> Path:
+def run_seeds(args: TrainArgs, argv: list[str]) -> Path:
     """Run ``argv`` once per seed; the folder of the seeds' logs and of the aggregated ``results.json``."""
     from tqdm import tqdm
 
@@ -28,7 +30,8 @@ def run_seeds(args: Any, argv: list[str]) -> Path:
     folder = Path(args.save_path) / f"{args.wb_run_name}-seeds"
     folder.mkdir(parents=True, exist_ok=True)
     jobs = args.jobs or min(len(seeds), os.cpu_count() or 1)
-    waiting, running, failed = list(seeds), {}, []
+    waiting, failed = list(seeds), list[int]()
+    running: dict[int, tuple[subprocess.Popen, IO[str]]] = {}
     print(f"{len(seeds)} seeds ({', '.join(map(str, seeds))}), {jobs} at a time; each one's output in {folder}")
     with tqdm(total=len(seeds), desc="seeds", unit="run", dynamic_ncols=True, file=sys.stdout) as bar:
         while waiting or running:
@@ -42,8 +45,8 @@ def run_seeds(args: Any, argv: list[str]) -> Path:
                     log,
                 )
             finished = wait_any(running)
-            process, log = running.pop(finished)
-            log.close()
+            process, output = running.pop(finished)
+            output.close()
             if process.returncode != 0:
                 failed.append(finished)
             bar.update()
@@ -59,7 +62,7 @@ def run_seeds(args: Any, argv: list[str]) -> Path:
     return folder
 
 
-def run_name(args: Any, seed: int) -> str:
+def run_name(args: RunFileSettings, seed: int) -> str:
     return f"{args.wb_run_name}-seed{seed}"
 
 
