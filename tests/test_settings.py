@@ -89,8 +89,8 @@ def oat_example_own_flags() -> set[str]:
     return own
 
 
-def test_gymverse_train_takes_the_flags_it_took():
-    assert sorted(field_names(TrainArgs)) == sorted(TRAIN_FLAGS)
+def test_gymverse_train_takes_the_flags_it_took_and_backend():
+    assert sorted(field_names(TrainArgs)) == sorted([*TRAIN_FLAGS, "backend"])
 
 
 def test_the_oat_backend_adds_the_flags_it_added_to_oats():

@@ -8,15 +8,22 @@ same flag, booleans are ``--flag`` / ``--no-flag``.
 """
 
 from dataclasses import dataclass
+from typing import Literal
 
 from gymverse.errors import BadInput
 from gymverse.oat.flags import GPU_ONLY_FLAGS, OatSettings
 from gymverse.run.config import LoopConfig, validate_loop_config
 
+Backend = Literal["auto", "native", "oat"]
+
 
 @dataclass
 class TrainArgs(OatSettings, LoopConfig):  # OatSettings first: its flags come last in --help
     """PERPO with the native trainer: one process, Hugging Face models, a CPU by default."""
+
+    backend: Backend = "auto"
+    """Trainer: oat (OAT's actor-learner on GPUs, needs oat-llm), native (this process, runs anywhere) or auto
+    (oat when oat-llm is installed, else native)."""
 
     seeds: int = 1
     """Run the same training once per seed, --seed to --seed + N - 1, in child processes, and print the closing

@@ -36,9 +36,8 @@ def train_from_argv(argv: list[str], prog: str | None = None) -> Path | None:
         print(f"error: {visible(str(error))}", file=sys.stderr)
         return None
     skipped = ignored_flags(argv)
-    print(
-        "Native trainer (OAT is not installed)" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else "")
-    )
+    reason = "--backend native" if args.backend == "native" else "OAT is not installed"
+    print(f"Native trainer ({reason})" + (f": ignoring GPU-only flags {' '.join(skipped)}" if skipped else ""))
     if args.seeds > 1:
         from gymverse.train.seeds import run_seeds
 
