@@ -28,8 +28,9 @@ def data_efficiency(arms: dict, results: list[dict]) -> dict:
             f"{target:.3f}): there is no gain to match, so no ratio"
         )
         return findings
-    needs = {STATIC: episodes_to_reach(static, target), ALIGNED: episodes_to_reach(aligned, target)}
-    ratio = needs[STATIC] / needs[ALIGNED] if needs[ALIGNED] else None
+    static_needs, aligned_needs = episodes_to_reach(static, target), episodes_to_reach(aligned, target)
+    needs = {STATIC: static_needs, ALIGNED: aligned_needs}
+    ratio = static_needs / aligned_needs if static_needs is not None and aligned_needs else None
     return {
         **findings,
         "episodes to reach it": {arm: None if n is None else round(n, 1) for arm, n in needs.items()},

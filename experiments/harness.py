@@ -28,6 +28,7 @@ import textwrap
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
@@ -324,18 +325,25 @@ def run_study(
                 on_result(results[-1])
         return results
     with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-        firsts = {}  # one arm per distinct warm start first, so no two processes build the same one
+        firsts: dict[
+            tuple[str, Path] | None, tuple[Arm, int]
+        ] = {}  # one arm per distinct warm start first, so no two processes build the same one
         for arm, seed in tasks:
             firsts.setdefault(warm_path(study, arm, seed, root), (arm, seed))
         for future in [pool.submit(warm_start, study, arm, seed, root) for arm, seed in firsts.values()]:
             future.result()
         futures = [pool.submit(run_arm, study, arm, seed, root) for arm, seed in tasks]
         results = []
-        for future in futures:
-            results.append(future.result())
+        for run in futures:
+            results.append(run.result())
             if on_result:
                 on_result(results[-1])
     return results
+
+
+def success_of(section: str, key: str, evaluation: dict) -> float:
+    """The held-out success an evaluation gives for one level (``section`` "levels") or game ("envs")."""
+    return evaluation[section][key]["success"]
 
 
 def mean_std(values: list[float]) -> tuple[float, float]:
@@ -362,10 +370,10 @@ def aggregate(study: Study, results: list[dict]) -> dict:
             "format_errors": stat(lambda x: x["overall"]["format_errors"]),
             "before_success": stat(lambda x: x["overall"]["success"], "before"),
             "levels": {
-                str(level): stat(lambda x, lv=str(level): x["levels"][lv]["success"])
+                str(level): stat(partial(success_of, "levels", str(level)))
                 for level in study.budget.levels(study.eval_levels)
             },
-            "envs": {env_id: stat(lambda x, e=env_id: x["envs"][e]["success"]) for env_id in study.eval_env_ids},
+            "envs": {env_id: stat(partial(success_of, "envs", env_id)) for env_id in study.eval_env_ids},
             "minutes": round(sum(r["seconds"] for r in runs) / 60, 1),
         }
     return arms
@@ -574,10 +582,10 @@ def main(make_study: Callable[[Budget], Study], argv: list[str] | None = None) -
         print(f"error: {error}", file=sys.stderr)
         return 2
     load["end"] = uptime_load()
-    folder = write_report(study, results, options.seeds, command, time.time() - started, load, out)
-    print((folder / "table.md").read_text())
+    written = write_report(study, results, options.seeds, command, time.time() - started, load, out)
+    print((written / "table.md").read_text())
     print(
         f"{study.name}: {time.time() - started:.0f} s, load average {load['start']} -> {load['end']}; "
-        f"results in {folder}"
+        f"results in {written}"
     )
     return 0

@@ -233,7 +233,7 @@ def genenv() -> None:
     GenEnv's key=value overrides too; `gymverse genenv --help` lists its flags."""
 
 
-COMMANDS: dict[str, Callable[..., None]] = {
+COMMANDS: dict[str, Callable[..., object]] = {
     "envs": envs,
     "play": play,
     "check": check,

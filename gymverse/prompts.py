@@ -41,4 +41,4 @@ def apply_template(name: str, observation: str, tokenizer: Any = None) -> str:
             tokenize=False,
             add_generation_prompt=True,
         )
-    return TEMPLATES[name].format(observation=observation)
+    return str(TEMPLATES[name]).format(observation=observation)

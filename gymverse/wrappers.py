@@ -162,8 +162,9 @@ def register_variant(env_id: str, kind: str, **params: Any) -> str:
 
     from gymverse.env import env_class
 
-    build.params = params
-    build.domain = getattr(env_class(env_id), "domain", "misc")
-    build.__name__ = build.__qualname__ = new_id.replace(":", "_")
-    gem.register(new_id, build)
+    factory: Any = build  # a function that carries what it builds, for the registry's readers
+    factory.params = params
+    factory.domain = getattr(env_class(env_id), "domain", "misc")
+    factory.__name__ = factory.__qualname__ = new_id.replace(":", "_")
+    gem.register(new_id, factory)
     return new_id

@@ -83,7 +83,7 @@ SLOW = {
         "test_diversity_flags_the_renamed_copy_but_not_a_different_game",
     ],
     "test_cli": ["test_bad_input_is_refused_before_torch_loads"],
-    "test_code_style": ["test_the_core_type_checks"],
+    "test_code_style": ["test_every_package_type_checks"],
     "test_evaluation": [
         "test_a_model_checkpoint_is_scored_for_format_errors_and_context_overflow",
         "test_a_tiny_model_sweep_stopped_and_resumed_logs_what_an_uninterrupted_one_does",

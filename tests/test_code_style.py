@@ -22,7 +22,7 @@ def test_ruff_finds_nothing_to_lint_or_format():
     assert style.returncode == 0, style.stdout[-3000:]
 
 
-def test_the_core_type_checks():
+def test_every_package_type_checks():
     pytest.importorskip("mypy")
     typed = run(sys.executable, "-m", "mypy")
     assert typed.returncode == 0, typed.stdout[-3000:]

@@ -107,6 +107,9 @@ class SourcesUnavailable(RuntimeError):
     """The oat-llm sources are not cached and PyPI cannot be reached."""
 
 
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
 @dataclass(frozen=True)
 class Problem:
     where: str
@@ -239,7 +242,7 @@ class ClassInfo:
     def qualname(self) -> str:
         return f"{self.module.name}.{self.node.name}"
 
-    def methods(self) -> dict[str, ast.FunctionDef]:
+    def methods(self) -> dict[str, FunctionNode]:
         return {n.name: n for n in self.node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
     def class_attributes(self) -> set[str]:
@@ -318,7 +321,7 @@ class OatSources:
     def resolve_class(self, module_name: str, name: str) -> ClassInfo | None:
         found = self.resolve(module_name, name)
         if found and isinstance(found[1], ast.ClassDef):
-            return ClassInfo(*found)
+            return ClassInfo(found[0], found[1])
         return None
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
@@ -350,7 +353,7 @@ class OatSources:
             return self._resolve_dotted(found[0].name, rest)
         return None
 
-    def find_method(self, chain: list[ClassInfo], name: str) -> tuple[ClassInfo, ast.FunctionDef] | None:
+    def find_method(self, chain: list[ClassInfo], name: str) -> tuple[ClassInfo, FunctionNode] | None:
         for info in chain:
             if name in info.methods():
                 return info, info.methods()[name]
@@ -385,7 +388,7 @@ class Signature:
     var_keyword: str | None = None
 
     @classmethod
-    def of_function(cls, node: ast.FunctionDef) -> "Signature":
+    def of_function(cls, node: FunctionNode) -> "Signature":
         args = node.args
         kw_defaults = {a.arg: d is not None for a, d in zip(args.kwonlyargs, args.kw_defaults)}
         return cls(
@@ -474,7 +477,7 @@ class GlueChecker:
 
     def _class_fields(self, where: tuple[str, str]) -> set[str]:
         info = self.sources.resolve_class(*where)
-        if not self.verify(info is not None, f"oat-llm {OAT_VERSION}", f"has no class {'.'.join(where)}"):
+        if not self.verify(info is not None, f"oat-llm {OAT_VERSION}", f"has no class {'.'.join(where)}") or not info:
             return set()
         return {f for c in self.sources.mro(info) for f in c.dataclass_fields()}
 
@@ -538,11 +541,14 @@ class GlueChecker:
                     f"{where}.{name}",
                     f"overrides {found[0].qualname}.{name} without @override" if found else "",
                 )
-            elif self.verify(
-                found is not None,
-                f"{where}.{name}",
-                f"is marked @override but no OAT base class ({', '.join(c.node.name for c in chain)}) "
-                f"in oat-llm {OAT_VERSION} defines {name}",
+            elif (
+                self.verify(
+                    found is not None,
+                    f"{where}.{name}",
+                    f"is marked @override but no OAT base class ({', '.join(c.node.name for c in chain)}) "
+                    f"in oat-llm {OAT_VERSION} defines {name}",
+                )
+                and found
             ):
                 base, theirs = found
                 problem = override_problem(Signature.of_function(method), Signature.of_function(theirs))
@@ -601,7 +607,7 @@ class GlueChecker:
             if found and isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return f"{found[0].name}.{found[1].name}", Signature.of_function(found[1]), False
             if found and isinstance(found[1], ast.ClassDef):
-                return self.constructor(ClassInfo(*found))
+                return self.constructor(ClassInfo(found[0], found[1]))
             return None
         if cls is None or not isinstance(func, ast.Attribute):
             return None
@@ -610,14 +616,14 @@ class GlueChecker:
         is_self = isinstance(func.value, ast.Name) and func.value.id == "self"
         if not (is_super or (is_self and func.attr not in ours.methods())):
             return None
-        found = self.sources.find_method(chain, func.attr)
+        method = self.sources.find_method(chain, func.attr)
         if is_super:
             self.verify(
-                found is not None,
+                method is not None,
                 f"{_where(module)}:{call.lineno}",
                 f"calls super().{func.attr}, which no OAT base class defines",
             )
-        return (f"{found[0].qualname}.{func.attr}", Signature.of_function(found[1]), True) if found else None
+        return (f"{method[0].qualname}.{func.attr}", Signature.of_function(method[1]), True) if method else None
 
     def constructor(self, info: ClassInfo) -> tuple[str, Signature, bool] | None:
         chain = self.sources.mro(info)
@@ -647,12 +653,13 @@ class GlueChecker:
             if owner:
                 info = self.sources.resolve_class(module_name, owner)
                 found = self.sources.find_method(self.sources.mro(info), name) if info else None
-                node = found[1] if found else None
+                node: ast.AST | None = found[1] if found else None
             else:
                 resolved = self.sources.resolve(module_name, name)
                 node = resolved[1] if resolved else None
-            if self.verify(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)), where, "does not exist"):
-                actual = Signature.of_function(node).rendered()
+            function = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if self.verify(function is not None, where, "does not exist") and function:
+                actual = Signature.of_function(function).rendered()
                 self.verify(
                     actual[: len(expected)] == expected,
                     where,
@@ -788,8 +795,9 @@ def check_shared_flags(sources_root: Path, native: type | None = None) -> list[P
     on both."""
     import dataclasses
 
-    if native is None:
-        from gymverse.train.args import TrainArgs as native
+    from gymverse.train.args import TrainArgs
+
+    native = native or TrainArgs
     sources = OatSources(sources_root)
     info = sources.resolve_class(*OAT_ARGS_CLASS)
     oat_fields = {f for c in sources.mro(info) for f in c.dataclass_fields()} if info else set()

@@ -88,7 +88,9 @@ class BuildOrder(EvolvableEnv):
                     return step
             return "\\boxed{build %d}" % module
 
-        return next_step(self.goal, set())
+        step = next_step(self.goal, set())
+        assert step is not None, "the goal is built only once the episode is over"
+        return step
 
     def random_action(self, rng) -> str:
         verb = "build" if rng.random() < 0.3 else "prereqs"

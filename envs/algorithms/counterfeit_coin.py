@@ -1,5 +1,6 @@
 """Find the one counterfeit coin, heavier or lighter (nobody says which), with few balance-scale weighings."""
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_int, split_command, win
@@ -22,6 +23,7 @@ def weighings_needed(coins: int) -> int:
 
 
 class CounterfeitCoin(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"coins": (4, 60), "spare_weighings": (3, 0)}
@@ -75,7 +77,7 @@ class CounterfeitCoin(EvolvableEnv):
         pans = f"{' '.join(left_names)} vs {' '.join(right_names)}"
         return Feedback(f"Weighing {self.used}: {pans}. {OUTCOMES[outcome]}")
 
-    def _pan(self, names: list[str]) -> set[int]:
+    def _pan(self, names: Sequence[str]) -> set[int]:
         """The coins named on one pan."""
         try:
             return {self.numbers[name] for name in names}
@@ -149,7 +151,7 @@ def _split_unknown(unknown: list[int], has_genuine: bool) -> tuple[list[int], li
 
 def _split_known(heavy: list[int], light: list[int]) -> tuple[list[int], list[int]]:
     """Deal the one-way suspects into three near-equal groups: tips left, tips right, stays off the scale."""
-    groups = [[], [], []]
+    groups: list[list[int]] = [[], [], []]
     for i, coin in enumerate(heavy + light):
         groups[i % 3].append(coin)
     light_set = set(light)

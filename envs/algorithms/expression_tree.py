@@ -1,8 +1,15 @@
 """Evaluate a hidden expression tree by inspecting its nodes, skipping the branches a condition rules out."""
 
+from collections.abc import Callable
+
 from gymverse.env import EvolvableEnv, Feedback, expect_command, lose, parse_index, parse_int, win
 
-OPERATIONS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "max": max, "min": min}
+OPERATIONS: dict[str, Callable[[int, int], int]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "max": max,
+    "min": min,
+}
 OPERATION_NAMES = sorted(OPERATIONS)
 NUMBER_NODES = tuple(("num", value) for value in range(-9, 10))  # every leaf there can be
 # What inspecting a node shows, per kind, formatted with the node's number and the rest of its entry.
@@ -14,6 +21,7 @@ DESCRIPTIONS = {
 
 
 class ExpressionTree(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"operations": (2, 16), "if_share": (0.2, 0.5), "spare_inspects": (4, 0)}
@@ -109,4 +117,4 @@ def _evaluate(nodes: dict[int, tuple], node: int, touched: list[int]) -> int | N
         return _evaluate(nodes, entry[2] if condition > 0 else entry[3], touched)
     left = _evaluate(nodes, entry[1], touched)
     right = None if left is None else _evaluate(nodes, entry[2], touched)
-    return None if right is None else OPERATIONS[kind](left, right)
+    return None if left is None or right is None else OPERATIONS[kind](left, right)

@@ -15,6 +15,7 @@ RULES = (
 
 
 class PeakFinder(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"length": (8, 4000), "spare_reads": (12, 1)}

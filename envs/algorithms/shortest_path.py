@@ -18,6 +18,7 @@ from gymverse.env import (
 
 
 class ShortestPath(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"towns": (6, 30), "extra_roads": (2, 16), "spare_queries": (4, 0)}
@@ -135,7 +136,7 @@ def _random_map(towns: int, extra_roads: int, rng) -> list[dict[int, int]]:
     return roads
 
 
-def _distances(roads: list[dict[int, int]], source: int) -> list[int]:
+def _distances(roads: list[dict[int, int]], source: int) -> list[float]:
     """Shortest distances from ``source``. On these sparse maps, re-relaxing a town each time its distance
     drops (a plain FIFO queue, Bellman-Ford style) is faster than Dijkstra's heap."""
     distance = [inf] * len(roads)

@@ -4,6 +4,7 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_inde
 
 
 class SortedMatrixSearch(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"rows": (3, 14), "cols": (4, 18), "spare_reads": (4, 0)}

@@ -3,7 +3,7 @@
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, count
+from itertools import chain
 from typing import NamedTuple
 
 from gymverse.env import EvolvableEnv, Feedback, command_table, expect_command, parse_index, win
@@ -132,11 +132,12 @@ class Battleship(EvolvableEnv):
         need = self._solver_need()  # luck matters in the hunt, so the spare grows with the search
         self.budget = need + math.ceil(need * self.params["spare_percent"] / 100)
         self._start_fight()
-        lengths = ", ".join([str(len(ship)) for ship in self.ships])
-        return OPENING % (self.size, self.size, self.size - 1, lengths, self.budget)
+        listed = ", ".join([str(len(ship)) for ship in self.ships])
+        return OPENING % (self.size, self.size, self.size - 1, listed, self.budget)
 
     def _place(self, lengths: list[int]) -> list[Ship]:
-        for attempt in count():
+        attempt = 0
+        while True:
             fleet, blocked = [], 0
             for length in lengths:
                 ship = self._fit(self.sea.placements[length], blocked)
@@ -148,6 +149,7 @@ class Battleship(EvolvableEnv):
                 blocked |= ship.halo
             else:
                 return fleet
+            attempt += 1
 
     def _fit(self, places: list[Ship], blocked: int) -> Ship | None:
         """One of ``places`` clear of the ``blocked`` cells, drawn uniformly; None if there is none."""

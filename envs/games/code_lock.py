@@ -64,7 +64,7 @@ def solver_guess(history: list[tuple[str, int]], length: int, symbols: str) -> s
         counts[s] = length - sum(counts.values())
     filler = next(s for s in symbols if counts[s] == 0)
     fixed: dict[int, str] = {}
-    excluded = [set() for _ in range(length)]
+    excluded: list[set[str]] = [set() for _ in range(length)]
     for guess, exact in history:
         probe = [(i, g) for i, g in enumerate(guess) if g != filler]
         if len(probe) == 1 and len(set(guess)) == 2:

@@ -179,7 +179,7 @@ class KeyDoorDungeon(EvolvableEnv):
                 need += steps
 
     def _enter(self) -> None:
-        self.pos, self.held, self.moves = self.start, [], 0
+        self.pos, self.held, self.moves = self.start, list[str](), 0
         self.locked, self.visited = dict(self.doors), {self.start}
         self.left = {room: list(colors) for room, colors in self.keys.items()}
         self.descriptions: dict[Room, str] = {}  # kept until a door beside the room opens or its keys go
@@ -205,11 +205,12 @@ class KeyDoorDungeon(EvolvableEnv):
                     else:
                         after.append(nxt)
             if self.goal in found:
-                return "go " + first_move[self.goal]
+                return f"go {first_move[self.goal]}"
             if best is None:
                 best = min(found, default=None)
             layer = after
-        return "go " + first_move[best]
+        assert best is not None, "a room not visited yet or holding a seen key is always in reach"
+        return f"go {first_move[best]}"
 
     def _take(self) -> str:
         found = self.left.pop(self.pos, None)

@@ -59,6 +59,7 @@ def clause_list(mask: int) -> str:
 
 
 class BooleanSatisfiability(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 50
     complexity_params = {"variables": (4, 16), "clause_ratio": (3.0, 4.2), "spare_moves": (4, 0)}

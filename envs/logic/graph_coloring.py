@@ -34,6 +34,7 @@ def planted_graph(hidden: list[int], edges: int, rng) -> list[list[int]]:
 
 
 class GraphColoring(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 200
     complexity_params = {"vertices": (6, 15), "mean_degree": (2.0, 4.0), "spare_moves": (3, 0)}

@@ -51,6 +51,7 @@ def rule_number(command: str, count: int) -> int:
 
 
 class HornClauseProof(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 200
     complexity_params = {"proof_steps": (3, 11), "distractors": (2, 14), "spare_applications": (4, 1)}
@@ -87,7 +88,7 @@ class HornClauseProof(EvolvableEnv):
 
     def _proof_rules(self, conclusions: list[str]) -> list[Rule]:
         random, rules, goal = self.rng.random, [], conclusions[-1]
-        reusable, pending = list(self.facts), []  # atoms a premise may use again; conclusions not used yet
+        reusable, pending = list(self.facts), list[str]()  # atoms a premise may use again; conclusions not used yet
         for conclusion in conclusions:
             if conclusion == goal:
                 premises, pending = pending, []

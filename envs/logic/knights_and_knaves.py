@@ -28,6 +28,7 @@ def _rules(n: int, knights: int, budget: int) -> str:
 
 
 class KnightsAndKnaves(EvolvableEnv):
+    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 200
     complexity_params = {"islanders": (4, 13), "spare_questions": (4, 0)}
@@ -94,14 +95,17 @@ class KnightsAndKnaves(EvolvableEnv):
         for root in range(n):
             if side[root] is not None:
                 continue
-            side[root], stack, sides = 0, [root], ([root], [])
+            side[root], stack = 0, [root]
+            sides: tuple[list[int], list[int]] = ([root], [])
             while stack:
                 u = stack.pop()
+                here = side[u]
+                assert here is not None  # an islander is stacked once its side is known
                 for v, flip in links[u]:
                     if side[v] is None:
-                        side[v] = side[u] ^ flip
+                        side[v] = here ^ flip
                         stack.append(v)
-                        sides[side[v]].append(v)
+                        sides[here ^ flip].append(v)
             groups.append(sides)
         return groups
 

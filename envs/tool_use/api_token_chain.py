@@ -58,7 +58,8 @@ class ApiTokenChain(EvolvableEnv):
         self.ttl = max(2, p["token_calls"])
         # Everyone's record is fixed now by one random number, and worked out from it the first time it
         # is needed (see _person): most records are never looked at.
-        self.traits = traits = {}  # employee id -> the number their record is worked out from
+        traits: dict[str, int] = {}  # employee id -> the number their record is worked out from
+        self.traits = traits
         while len(traits) < p["staff"]:
             traits[EMPLOYEE_IDS[int(random() * len(EMPLOYEE_IDS))]] = getrandbits(64)
         self.staff = list(traits)  # in hire order: a manager is always hired before
@@ -75,7 +76,8 @@ class ApiTokenChain(EvolvableEnv):
             first = who["first"] if random() < 0.5 else FIRST[int(random() * len(FIRST))]
             self._record(self._hire(), first, who["last"], manager)
         self.email = email(target, self.people[target])
-        self.token, self.token_left = None, 0
+        self.token: str | None = None
+        self.token_left = 0
         self.shown: set[str] = set()
         return INTRO % (question, self.ttl)
 

@@ -105,7 +105,7 @@ class BankReconciliation(EvolvableEnv):
         self.rows = list(zip(sorted(dates), transaction_ids(count), kinds, amounts, currencies))
         size = p["page_size"]
         self.pages = [self.rows[i : i + size] for i in range(0, len(self.rows), size)]
-        self.cursor_of = {}  # page -> the cursor that fetches it (every page but the first)
+        self.cursor_of: dict[int, str] = {}  # page -> the cursor that fetches it (every page but the first)
         while len(self.cursor_of) < len(self.pages) - 1:
             cursor = f"{rng.getrandbits(24):06x}"
             if cursor not in self.cursor_of.values():

@@ -144,7 +144,7 @@ class FileSystemHunt(EvolvableEnv):
                 else "This was the last part."
             )
             self.files[d][name][3] = f"Part {k + 1} of {total}: {self.parts[k]}. {pointer}"
-        self.cwd, self.read, self.listed = "/", set(), set()
+        self.cwd, self.read, self.listed = "/", set[int](), set[str]()
         self.listings: dict[str, str] = {}  # each directory's ls output, written when first listed
         return RULES.format(total=total, first=f"{self.clue_dirs[0]}: {hints[0][1]}")
 

@@ -1,8 +1,10 @@
 """Plan a multi-leg trip with a flight-search API: book the cheapest flight per leg that meets a travel policy."""
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
 from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, split_command, win
 
@@ -12,7 +14,15 @@ AIRLINE_CODES = sorted(AIRLINES)
 RULES = ["seats", "arrival", "stops", "airline", "bags"]
 STOPS = (0, 0, 1, 1, 2)  # a flight's stops are drawn from these
 DATE = re.compile(r"^2024-07-(\d{2})$")
-POLICY = {  # each rule's line in the opening, written for an episode
+
+
+@lru_cache(maxsize=None)
+def hhmm(minute: int) -> str:
+    day, rest = divmod(minute, 24 * 60)
+    return f"{rest // 60:02d}:{rest % 60:02d}" + (" (+1 day)" if day else "")
+
+
+POLICY: dict[str, Callable[[Any], str]] = {  # each rule's line in the opening, written for an episode
     "seats": lambda env: f"- The party is {env.party} travellers on the same flight: it needs {env.party} free seats.",
     "arrival": lambda env: f"- Every flight must land by {hhmm(env.latest)} on its departure day.",
     "stops": lambda env: f"- At most {env.max_stops} stop{'s' if env.max_stops != 1 else ''} per flight.",
@@ -30,12 +40,6 @@ OPENING = (
     "  \\boxed{confirm}: submit the itinerary; it wins only if every leg has its cheapest valid flight.\n"
     "Example: \\boxed{%s}"
 )
-
-
-@lru_cache(maxsize=None)
-def hhmm(minute: int) -> str:
-    day, rest = divmod(minute, 24 * 60)
-    return f"{rest // 60:02d}:{rest % 60:02d}" + (" (+1 day)" if day else "")
 
 
 class FlightBooking(EvolvableEnv):

@@ -158,7 +158,7 @@ def edge_share(options, run_dir: Path, env_model: str, seed: int) -> dict:
     )
     tasks = space.write(env, 1000)
     space.attempt(agent, tasks)
-    at_edge = [t for t in tasks if t.valid and within_band(t.p, args.alpha, args.k_min)]
+    at_edge = [t for t in tasks if t.valid and t.p is not None and within_band(t.p, args.alpha, args.k_min)]
     return {"share": len(at_edge) / len(tasks), "valid": sum(t.valid for t in tasks) / len(tasks)}
 
 
@@ -184,8 +184,8 @@ def main() -> None:
     runs = [(seed, arm) for arm in reversed(ARMS) for seed in range(options.seeds)]
     results = []
     with ProcessPoolExecutor(options.jobs, mp_context=get_context("spawn")) as pool:
-        for future in as_completed([pool.submit(make_warm_start, options, side) for side in ("agent", "env")]):
-            print(f"{future.result()} ({time.time() - started:.0f} s)", flush=True)
+        for warm in as_completed([pool.submit(make_warm_start, options, side) for side in ("agent", "env")]):
+            print(f"{warm.result()} ({time.time() - started:.0f} s)", flush=True)
         futures = {pool.submit(train_arm, options, seed, arm): (seed, arm) for seed, arm in runs}
         for future in as_completed(futures):
             result = future.result()

@@ -127,7 +127,7 @@ def audit_command(
         steps = len(targets) + ("diversity" in config.sections)
         task = progress.add_task("auditing", total=steps)
 
-        started = []
+        started: list[str] = []
 
         def show(label: str) -> None:  # called as each env (then diversity) starts
             progress.update(task, completed=len(started), description=f"auditing {label}")

@@ -4,6 +4,8 @@ import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from gymverse.run.figures import pyplot, save_figure
 
 Curve = Mapping[int, float]  # complexity level -> success rate
@@ -106,7 +108,7 @@ def plot_heatmap(
 
 
 def plot_map(
-    coords: Sequence[Sequence[float]], names: Sequence[str], groups: Sequence[str], path: Path, title: str
+    coords: Sequence[Sequence[float]] | np.ndarray, names: Sequence[str], groups: Sequence[str], path: Path, title: str
 ) -> Path:
     """A labelled 2-D scatter, one colour per group."""
     plt = pyplot()

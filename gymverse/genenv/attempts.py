@@ -27,15 +27,17 @@ def play_specs(
     from gymverse.env.groups import make_env_group
     from gymverse.episodes import collect_episodes
 
-    played: list[list[Episode] | None] = [None] * len(specs)
+    played: list[list[Episode]] = [[] for _ in specs]
     for game in dict.fromkeys(spec.game for spec in specs):
         indices = [k for k, spec in enumerate(specs) if spec.game == game]
         group = make_env_group(game, len(indices) * attempts, wrappers, complexity=1, tokenizer=tokenizer)
-        seeds = []
+        seeds: list[int] = []
         for j, k in enumerate(indices):
             for copy in group.envs[j * attempts : (j + 1) * attempts]:
                 start_with(copy.unwrapped, specs[k])
-            seeds += [specs[k].seed] * attempts
+            seed = specs[k].seed
+            assert seed is not None, "play_specs plays specs that carry their seed"
+            seeds += [seed] * attempts
         episodes = collect_episodes(
             policy,
             group,

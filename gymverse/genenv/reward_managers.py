@@ -155,7 +155,8 @@ def _block_call(block: str) -> dict[str, Any] | None:
 def parse_tool_calls(text: str) -> list[dict[str, Any]] | None:
     """``[{"name", "arguments"}]`` for each ``<tool_call>`` block of ``text``; None if any block is malformed."""
     calls = [_block_call(block) for block in _TOOL_CALL.findall(text)]
-    return None if any(call is None for call in calls) else calls
+    read = [call for call in calls if call is not None]
+    return read if len(read) == len(calls) else None
 
 
 def _gold_calls(gold: str) -> list[dict[str, Any]] | None:
@@ -280,7 +281,7 @@ class TokenF1RewardManager(RewardManager):
 class EmbeddingSimilarityRewardManager(RewardManager):
     """Cosine similarity of sentence embeddings (all-MiniLM-L6-v2, loaded once, offline), clipped to [0, 1]."""
 
-    _model = None
+    _model: Any = None  # the sentence embedder, loaded once
 
     def compute_reward(self, generated_text: str, ground_truth: Any) -> float:
         from gymverse.evaluation.audit.diversity import embed, load_embedder

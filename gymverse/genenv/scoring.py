@@ -48,8 +48,11 @@ def score(
     """Set every task's reward, band and whether it trains; the environment policy's samples."""
     samples = []
     for task in tasks:
-        task.reward = reward_fn(task.p) if task.valid else invalid_reward
-        task.in_band = task.valid and within_band(task.p, alpha, k_min)
+        if task.valid:
+            assert task.p is not None, "a valid task is attempted before it is scored"
+            task.reward, task.in_band = reward_fn(task.p), within_band(task.p, alpha, k_min)
+        else:
+            task.reward, task.in_band = invalid_reward, False
         task.trained = bool(task.generation.response_ids) and not (band_filter and task.valid and not task.in_band)
         if task.trained:
             g = task.generation

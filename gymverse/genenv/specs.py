@@ -97,7 +97,8 @@ def check_spec(value: Any, games: dict[str, GameInfo]) -> SpecCheck:
     if complexity is None or not 1 <= complexity <= highest:
         return SpecCheck(None, f"complexity {value.get('complexity')!r} of {game} is not an integer in [1, {highest}]")
     seed = value.get("seed")
-    if seed is not None and (_integer(seed) is None or _integer(seed) < 0):
+    seed_value = _integer(seed)
+    if seed is not None and (seed_value is None or seed_value < 0):
         return SpecCheck(None, f"seed {seed!r} is not a non-negative integer")
     params = value.get("params", {}) or {}
     if not isinstance(params, dict):
@@ -106,7 +107,7 @@ def check_spec(value: Any, games: dict[str, GameInfo]) -> SpecCheck:
         checked = check_params(params, games[game].ranges, game)
     except ValueError as error:
         return SpecCheck(None, str(error))
-    return SpecCheck(GameSpec(game, complexity, checked, None if seed is None else _integer(seed)))
+    return SpecCheck(GameSpec(game, complexity, checked, seed_value))
 
 
 def read_spec(text: str, games: dict[str, GameInfo]) -> SpecCheck:
@@ -120,7 +121,7 @@ def read_spec(text: str, games: dict[str, GameInfo]) -> SpecCheck:
 def game_info(game: str, cap: int) -> GameInfo:
     """A registered game's highest complexity (at most ``cap``, the run's --max_difficulty) and the parameter
     ranges its ``set_params`` accepts (none for a game that has no ``set_params``)."""
-    cls = env_class(game)
+    cls: Any = env_class(game)  # a game with set_params declares param_ranges
     highest = min(highest_complexity(game) or cap, cap)
     ranges = cls.param_ranges() if hasattr(cls, "set_params") else {}
     return GameInfo(highest, ranges)

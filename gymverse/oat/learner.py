@@ -51,6 +51,8 @@ class PromptSlots(Dataset):
 
 
 class Learner(PPOLearner):
+    save_path: str  # OAT's run folder, or the resumed run's (continue_run)
+
     @override
     def _init(self, args, actors):
         super()._init(args, actors)

@@ -40,8 +40,8 @@ class ActorLedger:
                 return e.env_id, e.complexity or 0
 
             for (env_id, _), group in groupby(sorted(episodes, key=key), key=key):
-                group = list(group)
-                self._open.append((step, env_id, group[0].complexity, group))
+                played = list(group)
+                self._open.append((step, env_id, played[0].complexity, played))
             self._tallies[step] += self.table.tally(episodes)
 
     def take_tally(self, step: int) -> np.ndarray:

@@ -8,7 +8,7 @@ rows leave the batch, and replies can stop once their ``\\boxed{...}`` command c
 
 import random
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from gymverse.policy.base import Generation, ModelPolicy, Sampling
 from gymverse.policy.stopping import closing_token_ids, first_box_end
@@ -191,9 +191,9 @@ class HFPolicy(ModelPolicy):
                 None if rngs is None else [rngs[i] for i in chunk],
             )
             for i, (response_ids, logprobs, truncated) in zip(chunk, replies):
-                text = self.tokenizer.decode(response_ids, skip_special_tokens=True)
+                text = str(self.tokenizer.decode(response_ids, skip_special_tokens=True))
                 results[i] = Generation(text, encoded[i], response_ids, logprobs, truncated)
-        return results
+        return cast(list[Generation], results)  # every row is filled by now
 
     def _draw(self, logits, rngs: Sequence[random.Random] | None):
         """Draw one token per row: ``(tokens, their log-probabilities)`` under the sampling distribution.
@@ -233,7 +233,7 @@ class HFPolicy(ModelPolicy):
         self.model.eval()
         if self.num_threads is not None:
             torch.set_num_threads(self.num_threads)
-        replies = [([], []) for _ in prompts]  # (token ids, log-probs) per prompt
+        replies: list[tuple[list[int], list[float]]] = [([], []) for _ in prompts]  # (token ids, log-probs) per prompt
         truncated = [False] * len(prompts)
         rows = list(range(len(prompts)))  # batch row -> prompt index, for the replies still growing
         try:
@@ -278,4 +278,4 @@ class HFPolicy(ModelPolicy):
         return [(response, logprobs, cut) for (response, logprobs), cut in zip(replies, truncated)]
 
     def _box_closed(self, token: int, response: list[int]) -> bool:
-        return token in self.closing_ids and first_box_end(self.tokenizer.decode(response)) is not None
+        return token in self.closing_ids and first_box_end(str(self.tokenizer.decode(response))) is not None

@@ -35,7 +35,10 @@ def _dynamic_layer() -> type:
     return DynamicLayer
 
 
-class ReservedLayer(_dynamic_layer()):
+_DynamicLayer: Any = _dynamic_layer()  # chosen at import, so its type is known at run time only
+
+
+class ReservedLayer(_DynamicLayer):
     """One layer's keys and values, ``(batch, heads, tokens, head size)``, as views of buffers with room ahead.
 
     The buffers are sized at the first update (its tokens plus ``room``) and doubled should a reply

@@ -98,12 +98,16 @@ class OpenAICompatiblePolicy(ModelPolicy):
                             f"({tries} {'try' if tries == 1 else 'tries'})"
                         )
                     )
-                raise verdict.error from None
+                error = verdict.error
+                assert error is not None  # given above, or by the request of the batch that failed first
+                raise error from None
 
     def _request(self, prompt: str, seed: int | None) -> Reply:
         import openai
 
-        settings = dict(model=self.model, temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens)
+        settings: dict[str, Any] = dict(
+            model=self.model, temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens
+        )
         if seed is not None:
             settings["seed"] = seed
         try:
@@ -134,7 +138,8 @@ class _Verdict:
     """The first request of a batch that failed for good: the others stop retrying and report it."""
 
     def __init__(self) -> None:
-        self.failed, self.error, self.lock = threading.Event(), None, threading.Lock()
+        self.failed, self.lock = threading.Event(), threading.Lock()
+        self.error: ResourceError | None = None
 
     def give(self, error: ResourceError) -> None:
         with self.lock:

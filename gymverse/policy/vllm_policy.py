@@ -3,7 +3,7 @@
 import dataclasses
 import random
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from gymverse.policy.base import Generation, ModelPolicy, Sampling
 from gymverse.policy.stopping import closing_token_ids, tokens_through_box
@@ -86,7 +86,7 @@ class VLLMPolicy(ModelPolicy):
             )
             for i, output in zip(todo, outputs):
                 results[i] = self._generation(encoded[i], output.outputs[0], stop_at_box)
-        return results
+        return cast(list[Generation], results)  # every row is filled by now
 
     def _generation(self, prompt_ids: list[int], completion: Any, stop_at_box: bool) -> Generation:
         response_ids = list(completion.token_ids)

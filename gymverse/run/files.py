@@ -69,7 +69,7 @@ class RunFiles:
         step: int,
         env_id: str,
         episodes: Sequence[Any],
-        complexity: int,
+        complexity: int | None,
         next_complexity: int | None = None,
     ) -> dict[str, Any]:
         """One step's summary for one environment; ``complexity`` is the level its episodes were played at."""

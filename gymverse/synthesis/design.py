@@ -7,6 +7,7 @@ them all in one round.
 import json
 import keyword
 import re
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 NAME = re.compile(r"^[A-Z][A-Za-z0-9]{2,47}$")
@@ -45,7 +46,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def design_errors(design: Any, taken_names: set[str] = frozenset()) -> list[str]:
+def design_errors(design: Any, taken_names: AbstractSet[str] = frozenset()) -> list[str]:
     """Why ``design`` is refused (empty when it is valid); ``taken_names`` are game names in use."""
     if not isinstance(design, dict):
         return ["the design must be a JSON object"]
@@ -99,7 +100,7 @@ def design_errors(design: Any, taken_names: set[str] = frozenset()) -> list[str]
     return errors
 
 
-def parse_design(text: str, taken_names: set[str] = frozenset()) -> tuple[dict | None, list[str]]:
+def parse_design(text: str, taken_names: AbstractSet[str] = frozenset()) -> tuple[dict | None, list[str]]:
     """``(design, [])`` for a valid design in ``text``, else ``(whatever was read, reasons)``."""
     try:
         design = extract_json(text)

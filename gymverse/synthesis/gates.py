@@ -64,7 +64,7 @@ class JailGates:
         """A synthesized module must define exactly one game."""
         judgements = self.judge_games(path, need_solver)
         if len(judgements) > 1:
-            names = ", ".join(j.class_name for j in judgements)
+            names = ", ".join(str(j.class_name) for j in judgements)
             return Judgement(
                 [
                     GateResult(
@@ -198,7 +198,9 @@ def checker_gates(report, need_solver: bool, levels: tuple[int, ...]) -> list[Ga
 
 def audit_gates(audit: EnvAudit, need_solver: bool) -> list[GateResult]:
     """The audit's correctness errors (those the checker gates did not already give) and its difficulty verdict."""
-    errors = [p for p in audit.correctness.problems if p.severity == "error" and not p.reason.startswith(GATED_BEFORE)]
+    checked = audit.correctness
+    assert checked is not None, "the gates judge audits that played"
+    errors = [p for p in checked.problems if p.severity == "error" and not p.reason.startswith(GATED_BEFORE)]
     if errors:
         correctness = GateResult(
             "correctness", False, errors[0].reason, "; ".join(f"{p.reason}: {p.detail}" for p in errors)
@@ -206,14 +208,14 @@ def audit_gates(audit: EnvAudit, need_solver: bool) -> list[GateResult]:
     else:
         marks = [
             f"{p.reason}: {p.detail}"
-            for p in audit.correctness.problems
+            for p in checked.problems
             if p.severity == "warning" and not p.reason.startswith(GATED_BEFORE)
         ]
         correctness = GateResult(
             "correctness",
             True,
             "",
-            f"{audit.correctness.replays} replays consistent, "
+            f"{checked.replays} replays consistent, "
             "no reward without progress, success as the final reward says"
             + (f"; warnings: {'; '.join(marks)}" if marks else ""),
         )
@@ -223,7 +225,7 @@ def audit_gates(audit: EnvAudit, need_solver: bool) -> list[GateResult]:
 def difficulty_gate(audit: EnvAudit, need_solver: bool) -> GateResult:
     d = audit.difficulty
     judged = d.judged if d else None
-    if judged is None:
+    if d is None or judged is None:
         return GateResult(
             "difficulty", False if need_solver else None, "not_measured", "fewer than two levels were played to the end"
         )

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
+from rich.progress import TaskID
+
 from gymverse.console import progress_bars
 from gymverse.errors import BadInput
 from gymverse.synthesis.design import SCHEMA_HINT, parse_design
@@ -75,7 +77,8 @@ def slug(text: str) -> str:
 
 def plan_candidates(themes: list[Theme], count: int) -> list[Candidate]:
     """``count`` candidates per theme, with ids that stay the same from one run to the next."""
-    candidates, seen = [], {}
+    candidates: list[Candidate] = []
+    seen: dict[str, int] = {}
     for theme in themes:
         base = slug(theme.text)
         seen[base] = seen.get(base, 0) + 1
@@ -100,7 +103,7 @@ class Spent:
 @dataclass
 class RunContext:
     output: Path
-    writer: Callable[[str], Answer]
+    writer: Callable[[str], Answer] | None  # None when every candidate is already done
     gates: Gates
     prompts: Prompts
     repairs: int
@@ -131,6 +134,7 @@ class CandidateRun:
                 recorded["text"], recorded["prompt_tokens"], recorded["completion_tokens"], recorded["seconds"]
             )
         else:
+            assert self.ctx.writer is not None, "a candidate still to write has a writer"
             answer = self.ctx.writer(prompt)
             self.ctx.journal.append(
                 {
@@ -183,6 +187,7 @@ class CandidateRun:
         if errors:
             gate = GateResult("design", False, "bad_design", "; ".join(errors))
             return self.finish(record, Judgement([gate]), None)
+        assert design is not None  # a design without errors was read
         name = design["name"]
         example_name, example = self.ctx.examples(design["domain"])
         common = dict(design=json.dumps(design, indent=2), contract=self.ctx.prompts.texts["contract"], name=name)
@@ -203,7 +208,7 @@ class CandidateRun:
                 judgement = judge_and_admit(self.ctx.gates, path, need_solver=True)
                 self.gate_seconds += judgement.seconds
                 if judgement.passed:
-                    file_name = f"{snake_case(judgement.class_name)}.py"
+                    file_name = f"{snake_case(str(judgement.class_name))}.py"
                     (self.ctx.output / file_name).write_text(code)
                     save_texts(self.ctx.output, self.candidate.id, judgement)
                     return self.finish(record, judgement, code, file_name)
@@ -228,7 +233,7 @@ def judge_and_admit(gates: Gates, path: Path, need_solver: bool) -> Judgement:
     """The sandboxed gates, then (only for a module that passed them all) the novelty gate."""
     judgement = gates.judge(path, need_solver)
     if judgement.passed:
-        judgement.gates.append(gates.admit(judgement.class_name, judgement))
+        judgement.gates.append(gates.admit(str(judgement.class_name), judgement))
     return judgement
 
 
@@ -295,7 +300,7 @@ class Progress:
 
     def __init__(self, console=None) -> None:
         self.bars = progress_bars(console)
-        self.tasks: dict[str, int] = {}
+        self.tasks: dict[str, TaskID] = {}
 
     def start(self, total: int, done: int) -> None:
         self.bars.start()

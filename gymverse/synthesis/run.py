@@ -9,10 +9,11 @@ import dataclasses
 import inspect
 import json
 import shutil
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from gymverse.env.visible import visible
 from gymverse.errors import BadInput
@@ -61,7 +62,7 @@ def example_game(domain: str) -> tuple[str, str]:
 
     classes = builtin_env_classes()
     pool = [c for c in classes if c.domain == domain] or classes
-    sources = {c.__name__: inspect.getsource(inspect.getmodule(c)) for c in pool}
+    sources = {c.__name__: inspect.getsource(sys.modules[c.__module__]) for c in pool}
     name = min(sources, key=lambda n: len(sources[n]))
     return name, sources[name]
 
@@ -138,13 +139,13 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
             records = []
             for judgement in gates.judge_games(file, need_solver=False):
                 if judgement.passed:
-                    judgement.gates.append(gates.admit(judgement.class_name, judgement))
+                    judgement.gates.append(gates.admit(str(judgement.class_name), judgement))
                 passed = judgement.passed
                 if passed:
                     shutil.copyfile(file, output / file.name)
                     save_texts(output, f"{file.stem}.{judgement.class_name}", judgement)
                     played[file.name, str(judgement.class_name)] = judgement.audit
-                record = {"candidate": file.stem, "source": str(file.resolve())}
+                record: dict[str, Any] = {"candidate": file.stem, "source": str(file.resolve())}
                 record.update(
                     verdict_fields(judgement, file.name if passed else None),
                     gate_seconds=round(judgement.seconds, 3),
@@ -160,9 +161,8 @@ def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, co
         refused = Judgement([GateResult("import", False, "unreadable", why)])
         return lambda stage: {"candidate": Path(entry).stem, "source": entry, **verdict_fields(refused, None)}
 
-    jobs = {f.stem: job(f) for f in entries.files} | {
-        Path(e).stem: unreadable(e, why) for e, why in entries.bad.items()
-    }
+    jobs: dict[str, Callable[[Callable[[str], None]], dict | list[dict]]] = {f.stem: job(f) for f in entries.files}
+    jobs |= {Path(e).stem: unreadable(e, why) for e, why in entries.bad.items()}
     errors = run_all(jobs, manifest, concurrency, Progress(console))
     return finish(output, list(jobs), errors, gates, ADOPTED_AUDIT, played)
 

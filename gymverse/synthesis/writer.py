@@ -48,7 +48,8 @@ class Writer:
             timeout_s=timeout_s,
         )
         self.lock = None if self.remote else threading.Lock()
-        if not self.remote and not getattr(self.policy.tokenizer, "chat_template", None):
+        self.tokenizer = getattr(self.policy, "tokenizer", None)  # a local model's; an endpoint applies its own
+        if not self.remote and not getattr(self.tokenizer, "chat_template", None):
             raise BadInput(f"--model {spec}: its tokenizer has no chat template; a writer must be a chat model")
 
     def ask(self, prompt: str) -> Answer:
@@ -59,6 +60,6 @@ class Writer:
             from gymverse.prompts import apply_template
 
             with self.lock:
-                generation = self.policy.generate([apply_template("chat", prompt, self.policy.tokenizer)])[0]
+                generation = self.policy.generate([apply_template("chat", prompt, self.tokenizer)])[0]
         counts = generation.token_counts or (len(generation.prompt_ids), len(generation.response_ids))
         return Answer(generation.text, counts[0], counts[1], time.perf_counter() - start)

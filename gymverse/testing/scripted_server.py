@@ -64,14 +64,14 @@ class Script:
     def load(cls, source: str | Path | dict) -> "Script":
         """A script from a JSON file, or from a dict whose ``file`` answers are relative to the cwd."""
         base = Path(".")
+        script = source if isinstance(source, dict) else json.loads(Path(source).read_text())
         if not isinstance(source, dict):
             base = Path(source).parent
-            source = json.loads(Path(source).read_text())
         rules = [
             Rule(r.get("name", f"rule{i}"), list(r.get("when", [])), [_answer(a, base) for a in r["answers"]])
-            for i, r in enumerate(source["rules"])
+            for i, r in enumerate(script["rules"])
         ]
-        return cls(rules, source.get("model", "scripted"))
+        return cls(rules, script.get("model", "scripted"))
 
     def match(self, request_text: str) -> Rule | None:
         return next((rule for rule in self.rules if all(part in request_text for part in rule.when)), None)

@@ -45,8 +45,8 @@ def audit_difficulty(env_id: str, plays: list[LevelPlay]) -> Difficulty:
     if len(shared) < 2:
         failure = next((p for p in plays if p.failure), None)
         why = (
-            f" ({failure.agent} at level {failure.level}: {failure.failure[0]}: {failure.failure[1]})"
-            if failure
+            f" ({failure.agent} at level {failure.level}: {': '.join(failure.failure)})"
+            if failure and failure.failure
             else ""
         )
         result.problems.append(

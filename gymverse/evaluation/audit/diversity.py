@@ -89,8 +89,9 @@ def env_texts(plays: list[LevelPlay]) -> tuple[str, str]:
     if not played:
         return "", ""
     solver = [p for p in played if p.agent == SOLVER] or played
-    middle = solver[len(solver) // 2].transcript
-    return played[0].transcript.trace[0][0], transcript_text(middle)
+    first, middle = played[0].transcript, solver[len(solver) // 2].transcript
+    assert first is not None and middle is not None  # only plays with a transcript were kept
+    return first.trace[0][0], transcript_text(middle)
 
 
 @dataclass

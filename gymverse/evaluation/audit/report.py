@@ -47,20 +47,20 @@ def audit_to_dict(result: AuditResult) -> dict:
 
 def write_figures(result: AuditResult, folder: Path) -> dict[str, Path]:
     figures = {}
-    with_difficulty = [e for e in result.envs if e.difficulty and e.difficulty.success]
-    if with_difficulty:
+    successes = {e.env_id: e.difficulty.success for e in result.envs if e.difficulty and e.difficulty.success}
+    if successes:
         figures["difficulty_curves"] = plot_success_grid(
-            {e.env_id: e.difficulty.success for e in with_difficulty},
+            successes,
             folder / "difficulty_curves.png",
             "Success of scripted agents against complexity",
         )
         agent = middle_epsilon(result)
-        rows = [e for e in with_difficulty if agent in e.difficulty.success]
+        rows = [env_id for env_id, success in successes.items() if agent in success]
         levels = result.config.levels
         if rows:
             figures["difficulty_heatmap"] = plot_heatmap(
-                [[e.difficulty.success[agent].get(level, float("nan")) for level in levels] for e in rows],
-                [e.env_id for e in rows],
+                [[successes[env_id][agent].get(level, float("nan")) for level in levels] for env_id in rows],
+                rows,
                 [str(level) for level in levels],
                 folder / "difficulty_heatmap.png",
                 f"{agent} success by complexity",
@@ -196,22 +196,24 @@ def audit_markdown(result: AuditResult, figures: dict[str, Path], folder: Path) 
     for key in ("difficulty_curves", "difficulty_heatmap"):
         if key in figures:
             lines += ["", f"![{key}]({figures[key].relative_to(folder)})"]
-    d = result.diversity
-    if d:
+    diversity = result.diversity
+    if diversity:
         lines += [
             "",
             "## Diversity",
             "",
-            f"Mean cosine distance within a domain: {d.within_domain:.3f}; across domains: {d.across_domains:.3f}.",
+            f"Mean cosine distance within a domain: {diversity.within_domain:.3f}; across domains: {diversity.across_domains:.3f}.",
             "",
         ]
-        domains = sorted(d.domain_distance)
+        domains = sorted(diversity.domain_distance)
         lines.append(
-            markdown_table(["domain"] + domains, [[a] + [d.domain_distance[a][b] for b in domains] for a in domains])
+            markdown_table(
+                ["domain"] + domains, [[a] + [diversity.domain_distance[a][b] for b in domains] for a in domains]
+            )
         )
         lines += [""]
-        if d.near_duplicates:
-            lines += [f"- near-duplicates: {a} and {b} (similarity {s:.3f})" for a, b, s in d.near_duplicates]
+        if diversity.near_duplicates:
+            lines += [f"- near-duplicates: {a} and {b} (similarity {s:.3f})" for a, b, s in diversity.near_duplicates]
         else:
             lines.append(f"No pair of environments reaches cosine similarity {config.near_duplicate}.")
         for key in ("diversity_map", "diversity_similarity"):
@@ -238,7 +240,7 @@ def audit_markdown(result: AuditResult, figures: dict[str, Path], folder: Path) 
                         f["solver_turns"].get(first, float("nan")),
                         f["solver_turns"].get(last, float("nan")),
                     ]
-                    for env_id, f in d.features.items()
+                    for env_id, f in diversity.features.items()
                 ],
             )
         )
