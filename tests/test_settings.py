@@ -6,7 +6,8 @@ import importlib
 from pathlib import Path
 
 from gymverse.genenv.config import GenEnvArgs
-from gymverse.train.args import TrainArgs
+from gymverse.oat.flags import GPU_ONLY_FLAGS
+from gymverse.train.args import TrainArgs, ignored_flags
 
 # The flags of each command line as the code declared them before the settings were split by concern.
 TRAIN_FLAGS = """
@@ -99,3 +100,9 @@ def test_the_oat_backend_adds_the_flags_it_added_to_oats():
 
 def test_genenv_takes_the_flags_it_took_less_the_gpu_only_ones():
     assert sorted(field_names(GenEnvArgs)) == sorted(set(GENENV_FLAGS) - set(GPU_ONLY))
+
+
+def test_the_gpu_only_flags_are_the_oat_groups_and_the_native_trainer_names_them_ignored():
+    assert sorted(GPU_ONLY_FLAGS) == sorted(GPU_ONLY)
+    argv = ["--gpus", "4", "--no-flash-attn", "--top_k=5", "--seed", "3", "--no-norm_return"]
+    assert ignored_flags(argv) == ["--gpus", "--no-flash-attn", "--top_k"]

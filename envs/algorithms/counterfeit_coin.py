@@ -23,7 +23,6 @@ def weighings_needed(coins: int) -> int:
 
 
 class CounterfeitCoin(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"coins": (4, 60), "spare_weighings": (3, 0)}
@@ -38,7 +37,7 @@ class CounterfeitCoin(EvolvableEnv):
         # The coins that may still be heavy, and those that may still be light, given the weighings so far.
         self.maybe_heavy = set(range(1, n + 1))
         self.maybe_light = set(self.maybe_heavy)
-        self.budget = weighings_needed(n) + self.params["spare_weighings"]
+        self.budget: int = weighings_needed(n) + self.params["spare_weighings"]
         self.used = 0
         return (
             f"You have {n} coins numbered 1 to {n}. Exactly one is counterfeit: it is either heavier or lighter\n"

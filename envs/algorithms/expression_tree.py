@@ -21,7 +21,6 @@ DESCRIPTIONS = {
 
 
 class ExpressionTree(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"operations": (2, 16), "if_share": (0.2, 0.5), "spare_inspects": (4, 0)}
@@ -51,7 +50,7 @@ class ExpressionTree(EvolvableEnv):
         self.nodes, self.root = nodes, labels[0]
         touched: list[int] = []
         self.value = _evaluate(self.nodes, self.root, touched)
-        self.budget = len(touched) + self.params["spare_inspects"]
+        self.budget: int = len(touched) + self.params["spare_inspects"]
         self.seen: dict[int, tuple] = {}
         return (
             f"A hidden expression tree has {len(self.nodes)} nodes numbered 0 to {len(self.nodes) - 1}; "

@@ -15,7 +15,6 @@ RULES = (
 
 
 class PeakFinder(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"length": (8, 4000), "spare_reads": (12, 1)}
@@ -33,7 +32,7 @@ class PeakFinder(EvolvableEnv):
         self.rise, self.fall = 5 + int(self.rng.random() * 56), 5 + int(self.rng.random() * 56)  # each in 5..60
         self.known: dict[int, int] = {}
         self.lo, self.hi = 0, n - 1  # the solver's search window
-        self.budget = 2 * n.bit_length() + self.params["spare_reads"]  # n.bit_length() == ceil(log2(n + 1))
+        self.budget: int = 2 * n.bit_length() + self.params["spare_reads"]  # n.bit_length() == ceil(log2(n + 1))
         self.reads = 0
         return RULES % (n, n - 1, self.budget)
 

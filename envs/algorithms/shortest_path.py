@@ -18,7 +18,6 @@ from gymverse.env import (
 
 
 class ShortestPath(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"towns": (6, 30), "extra_roads": (2, 16), "spare_queries": (4, 0)}
@@ -33,7 +32,7 @@ class ShortestPath(EvolvableEnv):
         far = max(self.distance)
         self.goal = self.distance.index(far)  # the first of the farthest towns
         # Dijkstra must open every town strictly closer than the goal before the goal's distance is final.
-        self.budget = n - self.distance.count(far) + self.params["spare_queries"]
+        self.budget: int = n - self.distance.count(far) + self.params["spare_queries"]
         self.opened: dict[int, str] = {}  # each town asked for, with its road list as shown
         self.commands = commands(n)  # random play's commands
         self.parsed = command_table(parse_command, n)

@@ -4,7 +4,6 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_inde
 
 
 class SortedMatrixSearch(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "algorithms"
     max_complexity = 200
     complexity_params = {"rows": (3, 14), "cols": (4, 18), "spare_reads": (4, 0)}
@@ -32,7 +31,7 @@ class SortedMatrixSearch(EvolvableEnv):
             present = set().union(*grid)
             gaps = [v for v in range(grid[0][0], grid[-1][-1]) if v not in present]
             self.target = self.rng.choice(gaps) if gaps else grid[0][0] - 1
-        self.budget = rows + cols - 1 + self.params["spare_reads"]
+        self.budget: int = rows + cols - 1 + self.params["spare_reads"]
         self.known: dict[tuple[int, int], int] = {}
         self.cursor = (0, cols - 1)  # the solver's walk starts at the top-right corner
         return (

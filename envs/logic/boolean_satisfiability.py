@@ -59,7 +59,6 @@ def clause_list(mask: int) -> str:
 
 
 class BooleanSatisfiability(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 50
     complexity_params = {"variables": (4, 16), "clause_ratio": (3.0, 4.2), "spare_moves": (4, 0)}
@@ -92,7 +91,7 @@ class BooleanSatisfiability(EvolvableEnv):
         self.satisfied = 0
         self.shown = [""] * n  # each set variable as "x3=T", for the status line
         self.parsed = command_table(parse_move, n)
-        self.budget = n + self.params["spare_moves"]
+        self.budget: int = n + self.params["spare_moves"]
         self.moves = 0
         names = literal_names(n)
         lines = "\n".join(

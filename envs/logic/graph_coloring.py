@@ -34,7 +34,6 @@ def planted_graph(hidden: list[int], edges: int, rng) -> list[list[int]]:
 
 
 class GraphColoring(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 200
     complexity_params = {"vertices": (6, 15), "mean_degree": (2.0, 4.0), "spare_moves": (3, 0)}
@@ -48,7 +47,7 @@ class GraphColoring(EvolvableEnv):
         self.neighbors = planted_graph(self.hidden, round(self.params["mean_degree"] * n / 2), self.rng)
         self.color: list[int | None] = [None] * n
         self.shown = [f"{v}:-" for v in range(n)]  # each vertex as the status line shows it
-        self.budget = n + self.params["spare_moves"]
+        self.budget: int = n + self.params["spare_moves"]
         self.moves = 0
         edges = sum(map(len, self.neighbors)) // 2
         lists = "\n".join([f"  {u}: {', '.join(map(str, nb)) or '(none)'}" for u, nb in enumerate(self.neighbors)])

@@ -51,7 +51,6 @@ def rule_number(command: str, count: int) -> int:
 
 
 class HornClauseProof(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 200
     complexity_params = {"proof_steps": (3, 11), "distractors": (2, 14), "spare_applications": (4, 1)}
@@ -74,7 +73,7 @@ class HornClauseProof(EvolvableEnv):
         self.rules.sort(key=lambda _: random())
         self.known = set(self.facts)
         self.known_line = ", ".join(self.facts)  # in the order the atoms became known
-        self.budget = steps + self.params["spare_applications"]
+        self.budget: int = steps + self.params["spare_applications"]
         self.used = 0
         count = len(self.rules)
         self.commands, self.numbers = apply_commands(count), command_table(rule_number, count)  # random_action, _play

@@ -28,7 +28,6 @@ def _rules(n: int, knights: int, budget: int) -> str:
 
 
 class KnightsAndKnaves(EvolvableEnv):
-    budget: int  # this game counts moves: set with every episode
     domain = "logic"
     max_complexity = 200
     complexity_params = {"islanders": (4, 13), "spare_questions": (4, 0)}
@@ -50,7 +49,7 @@ class KnightsAndKnaves(EvolvableEnv):
             self.is_knight.append(knight)
             left -= knight
         self.knights = knights
-        self.budget = n - 1 + self.params["spare_questions"]
+        self.budget: int = n - 1 + self.params["spare_questions"]
         self.replies: list[tuple[int, int, bool]] = []  # (asked, about, said yes)
         return _rules(n, knights, self.budget)
 

@@ -12,15 +12,22 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gymverse.errors import BadInput
+from gymverse.oat.flags import OatSettings
 from gymverse.run.checkpoints import resume_point
 from gymverse.run.config import validate_run_config
+
+if TYPE_CHECKING:  # the class needs OAT installed; these functions do not
+    from gymverse.oat.args import OATPerpoArgs
 
 MC_CRITICS = ("drgrpo", "grpo")
 
 
-def prepare_args(args, now_ns: Callable[[], int] = time.time_ns, visible_gpus: str | None = None):
+def prepare_args(
+    args: "OATPerpoArgs", now_ns: Callable[[], int] = time.time_ns, visible_gpus: str | None = None
+) -> "OATPerpoArgs":
     """Validate ``args`` (our OAT args class) and fill in what OAT needs; raises :class:`BadInput`. The launcher
     runs it as ``gymverse.run.prepare.prepare``'s validation, which then checks the environment ids.
 
@@ -47,7 +54,7 @@ def prepare_args(args, now_ns: Callable[[], int] = time.time_ns, visible_gpus: s
     return args
 
 
-def check_gpus(args, visible_gpus: str | None) -> None:
+def check_gpus(args: OatSettings, visible_gpus: str | None) -> None:
     """Refuse GPU settings OAT would fail on or silently change: OAT places its processes on every GPU
     ``CUDA_VISIBLE_DEVICES`` lists (the first ``--gpus`` when it is unset), and an actor's GPUs must
     divide the actor GPUs."""
@@ -68,7 +75,7 @@ def check_gpus(args, visible_gpus: str | None) -> None:
         )
 
 
-def size_rollout(args) -> None:
+def size_rollout(args: "OATPerpoArgs") -> None:
     """One step trains every learner on ``--rollout_batch_size_per_device`` turns of one actor step, and its
     buffer holds exactly those (more would train old turns again, fewer would drop some)."""
     learners = learner_world_size(args)
@@ -109,18 +116,18 @@ def gpu_split(gpus: int, collocate: bool) -> tuple[list[int], list[int]]:
     return available[: gpus // 2 + gpus % 2], available[gpus // 2 :]
 
 
-def learner_world_size(args) -> int:
+def learner_world_size(args: OatSettings) -> int:
     """Learner processes of the run, as OAT will start them."""
     return len(gpu_split(args.gpus, args.collocate)[1]) * args.num_groups
 
 
-def global_actor_id(args, local_id: int) -> int:
+def global_actor_id(args: "OATPerpoArgs", local_id: int) -> int:
     """An actor's id over all groups (OAT numbers the actors of each group from 0)."""
     per_group = len(gpu_split(args.gpus, args.collocate)[0]) // args.num_gpus_per_actor
     return args.group_rank * per_group + local_id
 
 
-def prompt_slots(args) -> int:
+def prompt_slots(args: "OATPerpoArgs") -> int:
     """How many empty prompts stand in for OAT's prompt dataset.
 
     OAT sizes its learning-rate schedule as ``len(prompts) * max_epochs // train_batch_size`` optimizer

@@ -8,12 +8,15 @@ with the record because the learner normalizes returns per environment.
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gymverse.episodes import Episode
 from gymverse.run.plan import TurnSample, plan_step, play_until, step_samples
+
+if TYPE_CHECKING:  # the class needs OAT installed; this module does not
+    from gymverse.oat.args import OATPerpoArgs
 
 # The fields of OAT's TransitionData that transition_fields fills (the contract check holds OAT to them).
 TRANSITION_FIELDS = ("prompt", "prompt_ids", "response", "response_ids", "response_logprobs", "rewards", "loss_mask")
@@ -53,7 +56,7 @@ def transition_fields(sample: TurnSample, ignore_no_eos: bool = False) -> dict:
 
 
 def play_step(
-    args: Any,
+    args: "OATPerpoArgs",
     env_ids: Sequence[str],
     step: int,
     num_prompts: int,

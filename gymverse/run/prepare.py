@@ -26,7 +26,7 @@ from gymverse.run.config import (
 
 
 def prepare(
-    args: RunConfig, argv: list[str], validate: Callable[[Any], None] = validate_run_config, plays_games: bool = True
+    args: RunConfig, argv: list[str], validate: Callable[[Any], object] = validate_run_config, plays_games: bool = True
 ) -> None:
     """Validate ``args`` with ``validate``, register its ``--env_dir`` folders and, when the run plays games,
     check its ids; raises :class:`BadInput` naming the flags as ``argv`` spells them."""
