@@ -1,4 +1,5 @@
-"""``gymverse genenv``'s flags: the native trainer's (for the agent) plus the environment policy's and GenEnv's.
+"""``gymverse genenv``'s flags: the run loop's (for the agent; not the OAT backend's) plus the environment
+policy's and GenEnv's.
 
 GenEnv's command keys (``genenv.enable=True env_model_path=... data.train_files=...``) become these flags in
 :mod:`gymverse.genenv.keys`.
@@ -20,7 +21,7 @@ from gymverse.run.config import LoopConfig, validate_loop_config
 class GenEnvArgs(LoopConfig):
     """Co-evolution of an agent and an environment policy (GenEnv) on games or on a GenEnv parquet dataset.
 
-    The agent takes every flag of the native trainer (--pretrain, --learning_rate, --temperature, ...);
+    The agent takes the run loop's flags (--pretrain, --learning_rate, --temperature, ...; not the OAT backend's);
     the environment policy takes the --env_* flags.
     """
 
