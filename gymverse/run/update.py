@@ -76,10 +76,10 @@ class PolicyUpdate:
 
         from gymverse.run.logprobs import response_mask, sequence_logprobs
 
-        settings, sums = self.settings, []
+        args, sums = self.settings, []
         with torch.no_grad():
-            for start in range(0, len(samples), settings.train_batch_size_per_device):
-                micro = samples[start : start + settings.train_batch_size_per_device]
+            for start in range(0, len(samples), args.train_batch_size_per_device):
+                micro = samples[start : start + args.train_batch_size_per_device]
                 responses = [s.turn.response_ids for s in micro]
                 ref = sequence_logprobs(
                     self.reference, [s.turn.prompt_ids for s in micro], responses, self.temperature, self.pad_id
@@ -99,7 +99,7 @@ class PolicyUpdate:
         from gymverse.policy.hf import distinct_rows
         from gymverse.run.logprobs import response_mask, sequence_logprobs
 
-        settings, model, pad = self.settings, self.model, self.pad_id
+        args, model, pad = self.settings, self.model, self.pad_id
         temperature, normalizer = self.temperature, self.normalizer
         games = [s.env_id for s in samples]
         require_finite("return", [s.ret for s in samples], games)
@@ -107,19 +107,17 @@ class PolicyUpdate:
         totals: dict[str, float] = {}
         updates = 0
         model.train()
-        for _ in range(settings.num_ppo_epochs):
+        for _ in range(args.num_ppo_epochs):
             indices = list(range(len(samples)))
             order.shuffle(indices)
-            for start in range(0, len(indices), settings.train_batch_size):
-                batch = indices[start : start + settings.train_batch_size]
+            for start in range(0, len(indices), args.train_batch_size):
+                batch = indices[start : start + args.train_batch_size]
                 # Replies to one prompt side by side: a micro-batch reads a prompt they share once. The
                 # gradient is the batch's sum, so how the batch splits into micro-batches does not change it.
                 group = distinct_rows([samples[i].turn.prompt_ids for i in batch])[1]
                 batch = [i for _, i in sorted(zip(group, batch), key=lambda pair: pair[0])]
-                for micro_start in range(0, len(batch), settings.train_batch_size_per_device):
-                    micro = [
-                        samples[i] for i in batch[micro_start : micro_start + settings.train_batch_size_per_device]
-                    ]
+                for micro_start in range(0, len(batch), args.train_batch_size_per_device):
+                    micro = [samples[i] for i in batch[micro_start : micro_start + args.train_batch_size_per_device]]
                     prompts, responses = [s.turn.prompt_ids for s in micro], [s.turn.response_ids for s in micro]
                     logprobs = sequence_logprobs(model, prompts, responses, temperature, pad)
                     mask = response_mask(responses, logprobs.device)
@@ -129,18 +127,18 @@ class PolicyUpdate:
                         dtype=logprobs.dtype,
                         device=logprobs.device,
                     )
-                    loss, stats = ppo_clip_loss(logprobs, old, adv, mask, settings.cliprange, normalizer)
+                    loss, stats = ppo_clip_loss(logprobs, old, adv, mask, args.cliprange, normalizer)
                     if self.reference is not None:
                         with torch.no_grad():
                             ref = sequence_logprobs(self.reference, prompts, responses, temperature, pad)
                         kl = aggregate_tokens(kl_penalty(logprobs, ref, mask, self.kl_estimator), mask, normalizer)
-                        loss = loss + settings.beta * kl
+                        loss = loss + args.beta * kl
                         stats["kl"] = kl.item()
                     require_finite("loss", [loss.item()], [s.env_id for s in micro])
                     (loss * len(micro) / len(batch)).backward()
                     for key, value in {"loss": loss.item(), **stats}.items():
                         totals[key] = totals.get(key, 0.0) + value * len(micro)
-                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_norm)
+                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_norm)
                 require_finite("gradient norm", [float(grad_norm)], [games[i] for i in batch])
                 self.optimizer.step()
                 self.scheduler.step()
@@ -148,7 +146,7 @@ class PolicyUpdate:
                 totals["grad_norm"] = totals.get("grad_norm", 0.0) + float(grad_norm) * len(samples)
                 updates += 1
         model.eval()
-        seen = len(samples) * settings.num_ppo_epochs
+        seen = len(samples) * args.num_ppo_epochs
         stats = {key: value / seen for key, value in totals.items()}
         stats["grad_norm"] = totals.get("grad_norm", 0.0) / max(updates * len(samples), 1)
         stats["learning_rate"] = self.scheduler.get_last_lr()[0]
