@@ -98,7 +98,7 @@ def before_after(
     plays the cells in that many forked processes (a cell's games and draws are its own, so the rows are the same)."""
     from tqdm import tqdm
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     cells = []  # (row, env_id, k, level, mode, when)
     for k, (env_id, path) in enumerate(paths.items()):
         start, end = (path[0][1], path[-1][1]) if path else (config.train_difficulty, config.train_difficulty)
