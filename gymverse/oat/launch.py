@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def launch(argv: list[str]) -> int:
     description = "PERPO training on OAT (vLLM actors, DeepSpeed learners)."
-    args = parse_flags(
+    args: OATPerpoArgs = parse_flags(
         lambda: tyro.cli(with_controller_flags(OATPerpoArgs), args=argv, description=description), "gymverse train"
     )
     prepare(args, argv, prepare_args)
