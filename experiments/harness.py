@@ -31,7 +31,10 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # gymverse is imported inside the functions that use it, as everywhere in this module
+    from gymverse.train.args import TrainArgs
 
 REPO = Path(__file__).resolve().parents[1]
 RESULT = "result.json"
@@ -116,7 +119,7 @@ def ensure_registered(env_ids: list[str]) -> None:
             register_variant(inner, kind)
 
 
-def train_args(study: Study, arm: Arm, seed: int, root: Path, warm: Path | None) -> Any:
+def train_args(study: Study, arm: Arm, seed: int, root: Path, warm: Path | None) -> "TrainArgs":
     """The trainer's arguments of one run (``warm``: the warm-start model, None: the trainer's own)."""
     from gymverse.train.args import TrainArgs
 
@@ -148,7 +151,7 @@ def train_args(study: Study, arm: Arm, seed: int, root: Path, warm: Path | None)
     return TrainArgs(**flags)
 
 
-def command_line(args: Any) -> str:
+def command_line(args: "TrainArgs") -> str:
     """The trainer command that runs ``args`` (flags that differ from the defaults)."""
     from gymverse.train.args import TrainArgs
 
@@ -215,7 +218,7 @@ def warm_start(study: Study, arm: Arm, seed: int, root: Path) -> tuple[Path, dic
     return out, sweep(study, base, out, swept, seed)
 
 
-def sweep(study: Study, args: Any, policy: Path, output: Path, seed: int) -> dict:
+def sweep(study: Study, args: "TrainArgs", policy: Path, output: Path, seed: int) -> dict:
     """The held-out sweep of ``policy`` (a model folder), resumed if ``output`` holds part of it."""
     from gymverse.evaluation.sweep import SweepConfig, run_sweep
     from gymverse.run.config import eval_settings
