@@ -133,3 +133,21 @@ def test_ctrl_c_while_the_run_is_set_up_stops_at_once_before_any_step(tmp_path, 
         signal.signal(signal.SIGINT, previous)
     assert not hasattr(loop, "built") and loop.step == 0 and loop.evaluated == []
     assert "Stopped at step 0 of 6: nothing was saved yet" in capsys.readouterr().out
+
+
+def test_ctrl_c_during_the_closing_report_stops_at_once_and_names_the_saved_run(tmp_path, capsys):
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    class LongReport(Counter):
+        def report(self) -> None:  # as the closing table would: Ctrl-C arrives while it plays
+            os.kill(os.getpid(), signal.SIGINT)
+            self.reported = True
+
+    loop = LongReport(config(tmp_path), progress=False)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            loop.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert not hasattr(loop, "reported") and loop.step == 6
+    assert "Stopped at step 6 of 6: the " in capsys.readouterr().out

@@ -163,8 +163,10 @@ class RunLoop:
         """Train to the end, or until Ctrl-C (then KeyboardInterrupt, once the run has said where it was saved)."""
         try:
             self._prepare()  # Ctrl-C here stops at once: nothing is saved yet, and a cut warm start is redone
-            with StopRequest() as stop:
-                return self._run(stop)
+            with StopRequest() as stop:  # Ctrl-C while training: the step ends and is saved (twice: at once)
+                seconds = self._train(stop)
+            self._finish(seconds)  # Ctrl-C here stops at once: the run is saved
+            return self.run_dir
         except KeyboardInterrupt:
             print(f"Stopped {self._where()}: {self._last_save()}", flush=True)
             raise
@@ -203,7 +205,8 @@ class RunLoop:
         if self.step == 0 and self.args.eval_before_train:
             self._log(self.evaluate(0), 0)
 
-    def _run(self, stop: StopRequest) -> Path:
+    def _train(self, stop: StopRequest) -> float:
+        """The steps left, with their evaluations and saves; the seconds they took."""
         from tqdm import tqdm
 
         args = self.args
@@ -236,14 +239,17 @@ class RunLoop:
                 bar.set_postfix_str(self.postfix(result))
                 if stop.requested and not done:
                     raise KeyboardInterrupt
+        return time.time() - started
+
+    def _finish(self, seconds: float) -> None:
+        """The figures and the closing report of a run that trained to the end."""
         if self.wandb is not None:
             self.wandb.finish()
         figure = self.plot()
-        print(f"Run folder: {self.run_dir} ({time.time() - started:.0f} s of training)")
+        print(f"Run folder: {self.run_dir} ({seconds:.0f} s of training)")
         if figure is not None:
             print(f"Curves: {figure}")
         self.report()
-        return self.run_dir
 
     def _log(self, metrics: dict[str, float], step: int) -> None:
         if self.wandb is not None and metrics:
