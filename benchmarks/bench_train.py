@@ -60,7 +60,7 @@ def games(options, clock) -> None:
             play_time += clock() - start
             samples = turn_samples(played, args.gamma, args.keep_generation_failed)[: args.rollout_batch_size]
             start = clock()
-            trainer.learn(samples, advantages_of(samples, trainer.table, args.norm_return), step)
+            trainer.agent_step.learn(samples, advantages_of(samples, trainer.table, args.norm_return), step)
             learn_time += clock() - start
             episodes += len(played)
             generated += sum(len(t.response_ids) for e in played for t in e.turns)

@@ -439,7 +439,7 @@ def test_one_update_on_a_sampled_batch_moves_each_reply_in_the_direction_of_its_
     for i, s in enumerate(samples):  # the first PPO ratio is 1: training scores tokens as sampling drew them
         assert before[i, : len(s.turn.logprobs)] == pytest.approx(torch.tensor(s.turn.logprobs), abs=1e-5)
     advantages = [1.0 if i % 2 == 0 else -1.0 for i in range(len(samples))]
-    stats = trainer.learn(samples, advantages, step=1)
+    stats = trainer.agent_step.learn(samples, advantages, step=1)
     assert stats["ratio_mean"] == pytest.approx(1.0, abs=1e-5) and stats["clip_fraction"] == 0.0
     change = (rescored() - before).sum(-1)  # the sampling policy itself was updated, not a copy
     assert change[0::2].mean() > 0 > change[1::2].mean()

@@ -140,8 +140,9 @@ class DatasetSpace(SavedFields):
         return self.epoch >= self.args.total_epochs
 
     # -- the agent's step -----------------------------------------------------------------------
-    def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch:
+    def agent_step(self, agent: Side, env: Side | None, step: int, files: RunFiles) -> AgentBatch:
         """GRPO on the next --prompts_per_step prompts of the epoch, each answered --attempts times."""
+        del files  # replies to a prompt are not episodes: nothing goes to episode_details.jsonl
         args = self.args
         batch = self.order[self.position : self.position + args.prompts_per_step]
         self.position += len(batch)
@@ -163,7 +164,10 @@ class DatasetSpace(SavedFields):
             kls = agent.reference_kl(samples, args.kl_penalty_type)
             samples = [dataclasses.replace(s, ret=s.ret - args.kl_penalty_coef * kl) for s, kl in zip(samples, kls)]
             metrics["reference_kl"] = sum(kls) / len(kls) if kls else 0.0
-        return AgentBatch(samples, group_advantages(samples), metrics)
+        stats = agent.learn(
+            samples, group_advantages(samples), random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
+        )
+        return AgentBatch(metrics, stats)
 
     def answer(self, agent: Side, rows: list[dict[str, Any]], attempts: int | None = None) -> list[list[Any]]:
         prompts = [agent_prompt(row["prompt"], agent.tokenizer, self.args.prompt_template) for row in rows]

@@ -2,15 +2,15 @@
 
 One step: ``--env_prompts_per_step`` prompts (one game each, in turn), ``--num_generations_per_prompt``
 specs from each; every valid spec is played ``--attempts`` times on the same instance by the agent (the
-existing multi-turn rollouts), which then learns from those episodes with PERPO (returns normalized per
-game). Each spec's ``p`` pays the environment policy, now (``--alternate step``) or at the end of the
-epoch (``epoch``). The prompts show the agent's latest success per complexity, so a prompted endpoint
-can aim too. The space counts the agent's episodes, so a run can end on a budget of them
-(``--max_agent_episodes``).
+existing multi-turn rollouts), which then learns from those episodes with the PERPO step the native trainer
+takes too (``gymverse.run.agent_step``; returns normalized per game). Each spec's ``p`` pays the environment
+policy, now (``--alternate step``) or at the end of the epoch (``epoch``). The prompts show the agent's
+latest success per complexity, so a prompted endpoint can aim too. The space counts the agent's episodes,
+so a run can end on a budget of them (``--max_agent_episodes``).
 """
 
+import dataclasses
 import math
-import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -31,12 +31,12 @@ from gymverse.genenv.scoring import WrittenTask, task_record
 from gymverse.genenv.sides import Side, prompt_text
 from gymverse.genenv.space import AgentBatch, SavedFields
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
+from gymverse.run.agent_step import AgentStep
 from gymverse.run.config import train_env_ids, wrappers_spec
-from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.env_table import EnvTable
 from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import online_eval
-from gymverse.run.plan import step_samples
 from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
 
 ENV_SFT_FOR_TINY = 800  # random valid specs the untrained tiny environment model is warm-started on
@@ -91,7 +91,10 @@ class GameSpace(SavedFields):
         return args
 
     def attach(self, agent: Side) -> None:
-        pass
+        # returns are normalized per game (--norm_scope is the native trainer's); an idle step is one without a
+        # valid task, counted by the space itself
+        settings = dataclasses.replace(self.args, norm_scope="env")
+        self.perpo = AgentStep(settings, self.table, agent.learn, self.seed)
 
     def scheduled_steps(self) -> int:
         """--total_epochs x --steps_per_epoch, or with --max_agent_episodes the steps the budget takes when every
@@ -176,21 +179,27 @@ class GameSpace(SavedFields):
         self.idle_steps = 0 if valid else self.idle_steps + 1
         for (game, complexity), rates in by_level.items():
             self.success[game][complexity] = sum(rates) / len(rates)
-        episodes = [e for game_episodes in played for e in game_episodes]
-        if self.curriculum is not None:
-            self.curriculum.advance(self.table.success_rates(self.table.tally(episodes)))
-        return episodes
+        return [e for game_episodes in played for e in game_episodes]
 
-    def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch:
-        """The step's tasks, written and played; PERPO's batch from their episodes (returns normalized per game)."""
+    def advance_curriculum(self, success_rates: dict[str, tuple[float, int]]) -> None:
+        """The curriculum writer's driver takes each played game's success rate and episode count."""
+        if self.curriculum is not None:
+            self.curriculum.advance(success_rates)
+
+    def agent_step(self, agent: Side, env: Side | None, step: int, files: RunFiles) -> AgentBatch:
+        """The step's tasks, written and played; PERPO on their episodes (the agent's update included)."""
         args = self.args
-        self.tasks = self.write(env, step)
-        episodes = self.attempt(agent, self.tasks)
-        samples = step_samples(
-            args, episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
-        )
-        record = {"epoch": (step - 1) // args.steps_per_epoch, **self.agent_metrics(self.tasks, episodes)}
-        return AgentBatch(samples, advantages_of(samples, self.table, args.norm_return), record, episodes)
+
+        def play() -> list[Any]:
+            self.tasks = self.write(env, step)
+            return self.attempt(agent, self.tasks)
+
+        def record(episodes: list[Any]) -> dict[str, Any]:
+            files.log_episodes(step, episodes)
+            return {"epoch": (step - 1) // args.steps_per_epoch, **self.agent_metrics(self.tasks, episodes)}
+
+        played = self.perpo(step, play, self.advance_curriculum, record)
+        return AgentBatch(played.record, played.stats)
 
     def env_phase_tasks(self, env: Side | None, agent: Side, step: int) -> list[WrittenTask]:
         """Every step: the tasks the agent just played."""

@@ -107,12 +107,8 @@ class GenEnvRun(RunLoop):
     # -- one step -------------------------------------------------------------------------------
     def train_step(self, step: int) -> dict[str, Any]:
         space = self.space
-        batch = space.agent_step(self.agent, self.env, step)
-        self.files.log_episodes(step, batch.episodes)
-        agent_stats = self.agent.learn(
-            batch.samples, batch.advantages, random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
-        )
-        result = {**batch.record, "agent_update": agent_stats}
+        batch = space.agent_step(self.agent, self.env, step, self.files)
+        result = {**batch.record, "agent_update": batch.stats}
         tasks = space.env_phase_tasks(self.env, self.agent, step)
         if tasks is not None:
             result.update(self._environment_phase(step, tasks, space.env_updates_now(step)))

@@ -3,8 +3,7 @@
 
 One step of the loop (``gymverse.genenv.loop``) reads::
 
-    batch = space.agent_step(agent, env, step)              # the agent's batch (games: on tasks just written)
-    agent.learn(batch.samples, batch.advantages)
+    batch = space.agent_step(agent, env, step, files)       # the agent plays and learns (games: tasks just written)
     tasks = space.env_phase_tasks(env, agent, step)         # written and attempted tasks to score, or None
     if tasks is not None:
         ... score them by p, update the environment policy when space.env_updates_now(step) ...
@@ -12,7 +11,7 @@ One step of the loop (``gymverse.genenv.loop``) reads::
     space.end_step(step, run_dir)
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,17 +19,14 @@ from gymverse.genenv.config import GenEnvArgs
 from gymverse.genenv.scoring import WrittenTask
 from gymverse.genenv.sides import Side
 from gymverse.run.files import RunFiles
-from gymverse.run.plan import TurnSample
 
 
 @dataclass
 class AgentBatch:
-    """What the agent learns from in one step, and the step's record of it."""
+    """The agent's step: its record, and what its update reported ({} when it learned nothing)."""
 
-    samples: list[TurnSample]
-    advantages: list[float]
     record: dict[str, Any]
-    episodes: list[Any] = field(default_factory=list)  # games: the episodes played (episode_details.jsonl)
+    stats: dict[str, float]
 
 
 class SavedFields:
@@ -71,7 +67,8 @@ class TaskSpace(Protocol):
     def finished(self, step: int) -> bool:
         """Whether the run is over after ``step`` steps."""
 
-    def agent_step(self, agent: Side, env: Side | None, step: int) -> AgentBatch: ...
+    def agent_step(self, agent: Side, env: Side | None, step: int, files: RunFiles) -> AgentBatch:
+        """The agent's step ``step``: play (logging what it played in ``files``) and learn."""
 
     def env_phase_tasks(self, env: Side | None, agent: Side, step: int) -> list[WrittenTask] | None:
         """The tasks written and attempted (their ``p`` set) that the environment phase scores now; None: no

@@ -1,35 +1,34 @@
 """The native PERPO trainer: one process, Hugging Face models, any device (a CPU by default).
 
-Each step plays episodes (one environment per step in ``round_robin``, all of them in ``mixed``),
-lets the curriculum move each played environment's complexity, turns every turn's discounted return
-into a per-environment normalized advantage, and trains with PPO-clip on the sampled tokens:
-``num_ppo_epochs`` passes over the step's turns in optimizer batches of ``train_batch_size`` turns,
-accumulated over micro-batches of ``train_batch_size_per_device``. The run loop (``gymverse.run.loop``)
-does the rest: resume, evaluation and save cadence, Ctrl-C. Seeds of the games are derived from
-(seed, step), so a resumed run replays exactly what an uninterrupted one would have done.
+Each step is the run core's PERPO agent step (``gymverse.run.agent_step``): it plays episodes (one
+environment per step in ``round_robin``, all of them in ``mixed``), lets the curriculum move each played
+environment's complexity, turns every turn's discounted return into a per-environment normalized advantage,
+and trains with PPO-clip on the sampled tokens: ``num_ppo_epochs`` passes over the step's turns in optimizer
+batches of ``train_batch_size`` turns, accumulated over micro-batches of ``train_batch_size_per_device``.
+This module supplies the games (env groups, played by the step's plan) and the logs. The run loop
+(``gymverse.run.loop``) does the rest: resume, evaluation and save cadence, Ctrl-C. Seeds of the games are
+derived from (seed, step), so a resumed run replays exactly what an uninterrupted one would have done.
 """
 
 import os
-import random
 from pathlib import Path
 from typing import Any
 
 from gymverse.curriculum import CurriculumDriver, apply_levels
-from gymverse.errors import BadInput
 from gymverse.policy.hf import load_causal_lm
+from gymverse.run.agent_step import AgentStep
 from gymverse.run.before_after import before_after, curriculum_path, print_before_after, save_results
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.config import train_env_ids, wrappers_spec
-from gymverse.run.env_table import EnvTable, advantages_of
+from gymverse.run.env_table import EnvTable
 from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.figures import plot_training_curves, print_summary
 from gymverse.run.loop import RunLoop
-from gymverse.run.no_signal import nothing_to_learn
 from gymverse.run.online_eval import online_eval
-from gymverse.run.plan import TurnSample, group_seeds, plan_step, play_until, step_samples
+from gymverse.run.plan import group_seeds, plan_step, play_until, step_env_ids
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
-from gymverse.seeds import StepPurpose, step_seed, train_envs_seed, train_games_seed
+from gymverse.seeds import train_envs_seed, train_games_seed
 from gymverse.train.args import TrainArgs
 
 
@@ -40,7 +39,6 @@ class Trainer(RunLoop):
     def __init__(self, args: TrainArgs, progress: bool = True) -> None:
         super().__init__(args, progress)
         self.env_ids = train_env_ids(args)
-        self.idle_steps = 0  # steps in a row with nothing to learn from
 
     def total_steps(self) -> int:
         return self.args.max_train // self.args.rollout_batch_size
@@ -86,6 +84,7 @@ class Trainer(RunLoop):
         )
         self.curriculum = CurriculumDriver.from_config(self.env_ids, args, args.seed)
         self.table = EnvTable(self.env_ids)
+        self.agent_step = AgentStep(args, self.table, self.update.learn, self.seed, args.max_idle_steps)
         wrappers = wrappers_spec(args.wrappers)
         self.groups = {
             env_id: make_env_group(
@@ -124,44 +123,31 @@ class Trainer(RunLoop):
 
         return play_until(plan, play)
 
-    def learn(self, samples: list[TurnSample], advantages: list[float], step: int) -> dict[str, float]:
-        return self.update.learn(
-            samples, advantages, random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
-        )
-
     def train_step(self, step: int) -> dict[str, Any]:
-        args = self.args
-        episodes = self.collect(step)
-        all_episodes = [e for eps in episodes.values() for e in eps]
-        levels = self.curriculum.advance(self.table.success_rates(self.table.tally(all_episodes)))
-        apply_levels(self.groups, levels)
+        played = self.agent_step(
+            step,
+            play=lambda: [e for eps in self.collect(step).values() for e in eps],
+            advance=lambda success_rates: apply_levels(self.groups, self.curriculum.advance(success_rates)),
+            record=lambda episodes: self.log_played(step, episodes),
+        )
+        stats = played.stats
+        stats["generated_tokens"] = sum(len(t.response_ids) for e in played.episodes for t in e.turns)
+        stats["trained_tokens"] = sum(len(s.turn.response_ids) for s in played.samples) * self.args.num_ppo_epochs
+        stats["episodes"] = len(played.episodes)
+        return {"envs": played.record, "train": stats}
+
+    def log_played(self, step: int, episodes: list[Any]) -> dict[str, Any]:
+        """Log step ``step``'s episodes (with each environment's level after the step); each one's metrics."""
+        args, levels = self.args, self.curriculum.levels()
         metrics: dict[str, Any] = {}
-        for env_id, eps in episodes.items():
+        for env_id in step_env_ids(self.env_ids, step, args.env_sampling):
+            eps = [e for e in episodes if e.env_id == env_id]
             played_at = eps[0].complexity if eps else None
             metrics[env_id] = self.files.log_env_metrics(step, env_id, eps, played_at, levels[env_id])
             self.files.log_episodes(step, eps)
         if args.dump_experience_every > 0 and step % args.dump_experience_every == 0:
-            self.files.save_trajectories(step, all_episodes)
-        samples = step_samples(
-            args, all_episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
-        )
-        self.check_signal(step, all_episodes, samples)
-        advantages = advantages_of(samples, self.table, args.norm_return, args.norm_scope, args.group_size)
-        stats = self.learn(samples, advantages, step) if samples else {}
-        stats["generated_tokens"] = sum(len(t.response_ids) for e in all_episodes for t in e.turns)
-        stats["trained_tokens"] = sum(len(s.turn.response_ids) for s in samples) * args.num_ppo_epochs
-        stats["episodes"] = len(all_episodes)
-        return {"envs": metrics, "train": stats}
-
-    def check_signal(self, step: int, episodes: list[Any], samples: list[TurnSample]) -> None:
-        """Stop the run, saying why and what to change, after ``--max_idle_steps`` steps in a row that teach nothing."""
-        why = nothing_to_learn(episodes, samples, self.args)
-        self.idle_steps = self.idle_steps + 1 if why else 0
-        if why and 0 < self.args.max_idle_steps <= self.idle_steps:
-            raise BadInput(
-                f"nothing to learn: in steps {step - self.idle_steps + 1}-{step} {why}. "
-                f"Stopped without saving a checkpoint (--max_idle_steps {self.args.max_idle_steps})"
-            )
+            self.files.save_trajectories(step, episodes)
+        return metrics
 
     # -- evaluation, checkpoints, state ---------------------------------------------------------
     def evaluate(self, step: int) -> dict[str, float]:
