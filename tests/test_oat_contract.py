@@ -183,6 +183,75 @@ def test_the_check_fails_on_other_breaking_changes(sources_copy, path, old, new,
     assert any(expected in str(p) for p in problems), problems
 
 
+def test_the_check_fails_when_oat_gives_its_transition_a_field_we_add(sources_copy):
+    file = sources_copy / "oat/types.py"
+    file.write_text(
+        file.read_text().replace("    loss_mask: bool = True\n", "    loss_mask: bool = True\n    env_id: str = ''\n")
+    )
+    problems = [str(p) for p in check(sources_copy).problems]
+    assert any("has a field 'env_id' of its own" in p for p in problems), problems
+
+
+# ---------------------------------------------------------------- our transition in OAT's own code
+
+
+def oat_code(sources: Path, module: str, names: set[str], namespace: dict) -> dict:
+    """The top-level definitions ``names`` of OAT's ``module``, run from its source in ``namespace``."""
+    tree = ast.parse((sources / (module.replace(".", "/") + ".py")).read_text())
+    body = [node for node in tree.body if getattr(node, "name", None) in names]
+    exec(compile(ast.Module(body=body, type_ignores=[]), module, "exec"), namespace)
+    return namespace
+
+
+def test_oats_transition_dataset_takes_our_transitions_and_hands_the_learner_their_fields(oat_sources, monkeypatch):
+    """Our records become OAT's real TransitionData subclass, and OAT's real TransitionDataset batches them."""
+    import importlib.util
+    import types
+    from dataclasses import dataclass
+    from typing import Any, Callable, List
+
+    import torch
+    import torch.nn.functional as F
+    from torch.utils.data import Dataset
+    from tqdm import tqdm
+
+    from gymverse.episodes import Episode, Turn
+    from gymverse.oat.transitions import transition_fields
+    from gymverse.run.plan import turn_samples
+
+    oat_types = oat_code(
+        oat_sources, "oat.types", {"TransitionData"}, {"dataclass": dataclass, "List": List, "Metric": Any}
+    )
+    imported = dict(torch=torch, F=F, tqdm=tqdm, Dataset=Dataset, List=List, Callable=Callable, DeepspeedStrategy=Any)
+    data = oat_code(
+        oat_sources,
+        "oat.utils.data",
+        {"TransitionDataset", "zero_pad_sequences"},
+        imported | {"TransitionData": oat_types["TransitionData"]},
+    )
+    for name, attributes in {
+        "oat": {},
+        "oat.utils": {},
+        "oat.types": {"TransitionData": oat_types["TransitionData"]},
+        "oat.utils.data": {"TransitionDataset": data["TransitionDataset"]},
+    }.items():
+        monkeypatch.setitem(sys.modules, name, types.SimpleNamespace(**attributes))
+    spec = importlib.util.spec_from_file_location("oat_records_under_test", GLUE_DIR / "records.py")
+    records = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(records)
+
+    turns = [Turn("p", "r", [1, 2], [3, 4], [-0.5, -0.5], r, False) for r in (0.0, 1.0)]
+    samples = turn_samples([Episode("g:A", 1, turns, True, 1.0, 2)], gamma=0.5)
+    buffer = [records.GameTransition(**transition_fields(s), info={}) for s in samples]
+    strategy = types.SimpleNamespace(is_rank_0=lambda: False, args=types.SimpleNamespace(dry_run=False))
+    dataset = records.GameTransitionDataset(buffer, types.SimpleNamespace(pad_token_id=0), strategy)
+    batch = dataset.collate_fn([dataset[i] for i in range(len(dataset))])
+    assert batch["env_ids"] == ["g:A", "g:A"] and batch["turn_returns"] == [0.5, 1.0]
+    assert [r[-1] for r in batch["rewards"]] == [0.5, 1.0]  # where OAT's own code reads a reply's reward
+    with pytest.raises(TypeError):
+        records.GameTransition(**{k: v for k, v in transition_fields(samples[0]).items() if k != "turn_return"})
+
+
 def test_a_moved_module_is_reported(sources_copy):
     (sources_copy / "oat/types.py").rename(sources_copy / "oat/datatypes.py")
     assert any("imports module oat.types" in str(p) for p in check(sources_copy).problems)

@@ -20,7 +20,14 @@ from gymverse.oat.actor_policy import ActorPolicy
 from gymverse.oat.flags import OatSettings
 from gymverse.oat.ledger import ActorLedger
 from gymverse.oat.settings import global_actor_id, gpu_split, learner_world_size, prepare_args, prompt_slots
-from gymverse.oat.transitions import STEP_INFO_KEYS, TRANSITION_FIELDS, play_step, step_info, transition_fields
+from gymverse.oat.transitions import (
+    GAME_FIELDS,
+    STEP_INFO_KEYS,
+    TRANSITION_FIELDS,
+    play_step,
+    step_info,
+    transition_fields,
+)
 from gymverse.perpo import normalize_per_env
 from gymverse.policy.tiny import build_tiny_tokenizer
 from gymverse.run.config import RunConfig
@@ -100,14 +107,12 @@ def records_of(ep: Episode, gamma: float, ignore_no_eos: bool = False) -> list[d
     return [transition_fields(s, ignore_no_eos) for s in turn_samples([ep], gamma)]
 
 
-def test_transition_fields_put_the_discounted_return_on_the_last_token():
+def test_transition_fields_carry_the_discounted_return_and_put_it_on_the_last_token():
     records = records_of(episode("g", [0.0, -0.1, 1.0]), gamma=0.5)
-    assert [r["rewards"] for r in records] == [
-        [0.0, 0.0, 0.5 * -0.1 + 0.25],
-        [0.0, 0.0, -0.1 + 0.5],
-        [0.0, 0.0, 1.0],
-    ]
-    assert all(set(r) == {*TRANSITION_FIELDS, "env_id"} and r["env_id"] == "g" for r in records)
+    returns = [0.5 * -0.1 + 0.25, -0.1 + 0.5, 1.0]
+    assert [r["turn_return"] for r in records] == returns
+    assert [r["rewards"] for r in records] == [[0.0, 0.0, g] for g in returns]
+    assert all(set(r) == {*TRANSITION_FIELDS, *GAME_FIELDS} and r["env_id"] == "g" for r in records)
     assert records[0]["response_logprobs"] == [-0.5] * 3 and records[0]["prompt_ids"] == [1, 2]
 
 
@@ -454,7 +459,7 @@ def test_an_actor_serving_several_learner_ranks_returns_one_record_per_prompt(to
     )
     assert len(records) % len(prompts) == 0  # OAT's assertions, as its collector makes them
     assert len(records) == sum(len(rank) * (len(records) // len(prompts)) for rank in gathered)
-    assert all(set(r) == {*TRANSITION_FIELDS, "env_id", "info"} for r in records)
+    assert all(set(r) == {*TRANSITION_FIELDS, *GAME_FIELDS, "info"} for r in records)
     assert ledger.take_tally(1)[0, 0] > 0
 
 

@@ -667,15 +667,21 @@ class GlueChecker:
                 )
 
     def check_record_fields(self) -> None:
-        """The records the actor builds (``transitions.transition_fields``) must fit OAT's TransitionData."""
-        from gymverse.oat.transitions import TRANSITION_FIELDS
+        """The records the actor builds (``transitions.transition_fields``) must fit OAT's TransitionData, and
+        the fields GameTransition adds must be new to it."""
+        from gymverse.oat.transitions import GAME_FIELDS, TRANSITION_FIELDS
 
         fields = self._class_fields(TRANSITION_DATA)
+        where = f"oat-llm {OAT_VERSION} {'.'.join(TRANSITION_DATA)}"
         for name in (*TRANSITION_FIELDS, "info"):
             self.verify(
-                name in fields,
-                f"oat-llm {OAT_VERSION} {'.'.join(TRANSITION_DATA)}",
-                f"has no field {name!r}, which gymverse.oat.transitions.transition_fields fills",
+                name in fields, where, f"has no field {name!r}, which gymverse.oat.transitions.transition_fields fills"
+            )
+        for name in GAME_FIELDS:
+            self.verify(
+                name not in fields,
+                where,
+                f"has a field {name!r} of its own, which gymverse.oat.records.GameTransition adds",
             )
 
     def check_documented_command(self) -> None:

@@ -1,7 +1,8 @@
 """The OAT learner: PPO on the actors' turns with PERPO's per-environment advantages, owner of the curriculum.
 
-* Advantages: each turn's return, normalized with its environment's mean and std over the learning
-  batch of *all* ranks (moments summed per environment with one all-reduce), not one global mean.
+* Advantages: each turn's return (the transition's ``turn_return``, from the environment its ``env_id``
+  names), normalized with its environment's mean and std over the learning batch of *all* ranks (moments
+  summed per environment with one all-reduce), not one global mean.
 * Curriculum: after every step, group rank 0 collects each actor's tally, the ranks sum them, rank 0
   advances the one curriculum, and the levels it chose are broadcast and sent to every actor.
 * Evaluation: the native trainer's plan (``gymverse.run.eval_plan``: the same games, cells and metric names),
@@ -61,7 +62,7 @@ class Learner(PPOLearner):
         self.dataset_builder = GameTransitionDataset
         self.curriculum = CurriculumDriver.from_config(train_env_ids(args), args, args.seed)  # advanced by rank 0 only
         self.table = EnvTable(train_env_ids(args))
-        self.batch_env_ids: list[str] = []
+        self.trajectory = {}  # the batch being learned (OAT's learning_step hands on only its rewards)
         self.step_offset = 0  # steps of the run before this process started (a resumed run)
         if args.resume_dir:
             self.continue_run(resume_point(args.resume_dir, args.resume_tag))
@@ -144,22 +145,27 @@ class Learner(PPOLearner):
 
     @override
     def learning_step(self, trajectory):
-        self.batch_env_ids = trajectory["env_ids"]
+        self.trajectory = trajectory
         return super().learning_step(trajectory)
 
     @override
     def compute_monte_carlo_advantages(self, rewards, response_masks):
         del response_masks
-        returns = rewards.sum(-1)
-        require_finite("return", returns.tolist(), self.batch_env_ids)
+        env_ids = self.trajectory["env_ids"]
+        returns = torch.tensor(self.trajectory["turn_returns"], dtype=rewards.dtype, device=rewards.device)
+        returns = returns * self.args.reward_scale  # as OAT scales the reward it puts on the reply's last token
+        if self.args.kl_penalty_coef > 0:
+            # OAT adds a KL reward to every token: the sum of its rewards, the scaled return and those, is normalized
+            returns = rewards.sum(-1)
+        require_finite("return", returns.tolist(), env_ids)
         advantages = per_env_advantages(
             returns.detach().cpu().numpy(),
-            self.batch_env_ids,
+            env_ids,
             self.table,
             self.sum_across_ranks,
             normalize=self.args.norm_return,
         )
-        require_finite("advantage", list(advantages), self.batch_env_ids)
+        require_finite("advantage", list(advantages), env_ids)
         return torch.as_tensor(advantages, dtype=returns.dtype, device=returns.device)
 
     @override

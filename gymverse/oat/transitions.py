@@ -1,9 +1,9 @@
 """From the turns to learn from (``gymverse.run.plan.turn_samples``) to the records an OAT actor hands to the learners.
 
-Each turn becomes one record (prompt, response, token ids, sampling log-probs) whose reward list
-has one entry per response token: zeros, then the turn's discounted return ``G_t`` on the last
-token, which is where OAT's PPO learner reads a response's reward. The environment id travels
-with the record because the learner normalizes returns per environment.
+Each turn becomes one record: OAT's fields (prompt, response, token ids, sampling log-probs, and a reward
+list with one entry per response token, zeros then the turn's discounted return ``G_t`` on the last token,
+where OAT's own PPO code reads a reply's reward for its statistics and KL rewards), plus two fields of our
+own, the turn's environment and its return, which the learner reads to normalize returns per environment.
 """
 
 import random
@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # the class needs OAT installed; this module does not
 
 # The fields of OAT's TransitionData that transition_fields fills (the contract check holds OAT to them).
 TRANSITION_FIELDS = ("prompt", "prompt_ids", "response", "response_ids", "response_logprobs", "rewards", "loss_mask")
+# The fields gymverse.oat.records.GameTransition adds to them (OAT's must not already have them).
+GAME_FIELDS = ("env_id", "turn_return")
 
 # Summary of one actor step, attached to every record; OAT averages it across records and ranks,
 # so the keys must not depend on what was played.
@@ -35,7 +37,8 @@ STEP_INFO_KEYS = (
 
 
 def transition_fields(sample: TurnSample, ignore_no_eos: bool = False) -> dict:
-    """Keyword arguments of OAT's ``TransitionData`` (plus ``env_id``) for one turn to learn from.
+    """Keyword arguments of ``GameTransition`` (OAT's ``TransitionData`` and :data:`GAME_FIELDS`) for one turn
+    to learn from.
 
     With ``ignore_no_eos`` (OAT's flag) a reply cut by the length limit stays in the batch but is
     masked out of the loss.
@@ -52,6 +55,7 @@ def transition_fields(sample: TurnSample, ignore_no_eos: bool = False) -> dict:
         rewards=rewards,
         loss_mask=not (ignore_no_eos and turn.truncated_reply),
         env_id=sample.env_id,
+        turn_return=sample.ret,
     )
 
 
