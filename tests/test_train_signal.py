@@ -140,3 +140,12 @@ def test_seeds_flag_runs_each_seed_and_saves_the_aggregate(micro_model, tmp_path
     saved = json.loads((folder / "results.json").read_text())
     assert saved["seeds"] == [42, 43] and {row["role"] for row in saved["rows"]} == {"start", "end"}
     assert (tmp_path / "perpo-MailSorter-seed43" / "results.json").is_file()
+
+
+def test_the_closing_table_forks_only_on_a_cpu_and_never_with_jailed_games():
+    from gymverse.run.before_after import table_workers
+
+    assert table_workers(3, "cpu", jailed=False) == 3
+    assert table_workers(0, "cpu", jailed=False) == (os.cpu_count() or 1)
+    assert table_workers(3, "cpu", jailed=True) == 1  # a fork would share the jails' pipes and watch threads
+    assert table_workers(3, "cuda", jailed=False) == 1

@@ -125,6 +125,15 @@ def before_after(
     return rows
 
 
+def table_workers(jobs: int, device: str, jailed: bool) -> int:
+    """Processes that play the closing table: ``jobs``, or one per core when 0, on a CPU; one (this process) on
+    another device, which a fork does not carry over, and for jailed games, whose pipes and watch threads a fork
+    would share with the copy."""
+    if device != "cpu" or jailed:
+        return 1
+    return jobs or os.cpu_count() or 1
+
+
 @contextmanager
 def cell_player(before: Any, after: Any, config: RunConfig, episodes: int, seed: int, jobs: int) -> Iterator[Any]:
     """A function from cells to their success rates, in order: played here, or by ``jobs`` forked workers that

@@ -10,14 +10,19 @@ This module supplies the games (env groups, played by the step's plan) and the l
 derived from (seed, step), so a resumed run replays exactly what an uninterrupted one would have done.
 """
 
-import os
 from pathlib import Path
 from typing import Any
 
 from gymverse.curriculum import CurriculumDriver, apply_levels
 from gymverse.policy.hf import load_causal_lm
 from gymverse.run.agent_step import AgentStep
-from gymverse.run.before_after import before_after, curriculum_path, print_before_after, save_results
+from gymverse.run.before_after import (
+    before_after,
+    curriculum_path,
+    print_before_after,
+    save_results,
+    table_workers,
+)
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.config import train_env_ids, wrappers_spec
 from gymverse.run.env_table import EnvTable
@@ -199,7 +204,8 @@ class Trainer(RunLoop):
         metrics = self.files.read("actor_env_metrics.jsonl")
         paths = {env_id: curriculum_path(metrics, env_id) for env_id in self.env_ids}
         start = HFPolicy(self.reference_path, self.sampling, device=self.args.device)
-        jobs = (self.args.jobs or os.cpu_count() or 1) if self.args.device == "cpu" else 1  # CUDA does not fork
+        jailed = bool(self.args.env_dir) and not self.args.trusted
+        jobs = table_workers(self.args.jobs, self.args.device, jailed)
         rows = before_after(
             start, self.policy, self.args, self.args.before_after_n, self.seed, paths, self.progress, jobs
         )
