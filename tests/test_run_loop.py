@@ -116,38 +116,39 @@ def test_ctrl_c_finishes_or_abandons_the_step_and_resume_ends_like_an_uninterrup
     assert load_trainer_state(run_dir)["total"] == load_trainer_state(straight)["total"]
 
 
-def test_ctrl_c_while_the_run_is_set_up_stops_at_once_before_any_step(tmp_path, capsys):
+class CtrlCIn(Counter):
+    """A run that gets Ctrl-C in the middle of ``phase`` (``build``, as a warm start would, or ``report``, as the
+    closing table would) and notes whether the phase went on after it."""
+
+    phase = ""
+
+    def interrupted(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        self.went_on = True
+
+    def build(self) -> None:
+        super().build()
+        if self.phase == "build":
+            self.interrupted()
+
+    def report(self) -> None:
+        if self.phase == "report":
+            self.interrupted()
+
+
+@pytest.mark.parametrize(
+    "phase, stopped_at, said",
+    [("build", 0, "Stopped at step 0 of 6: nothing was saved yet"), ("report", 6, "Stopped at step 6 of 6: the ")],
+)
+def test_ctrl_c_while_the_run_is_set_up_or_reports_stops_at_once(tmp_path, capsys, phase, stopped_at, said):
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a test worker may ignore Ctrl-C
-
-    class SlowSetUp(Counter):
-        def build(self) -> None:  # as a warm start would: Ctrl-C arrives in the middle of it
-            super().build()
-            os.kill(os.getpid(), signal.SIGINT)
-            self.built = True
-
-    loop = SlowSetUp(config(tmp_path), progress=False)
+    loop = CtrlCIn(config(tmp_path), progress=False)
+    loop.phase = phase
     try:
         with pytest.raises(KeyboardInterrupt):
             loop.run()
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert not hasattr(loop, "built") and loop.step == 0 and loop.evaluated == []
-    assert "Stopped at step 0 of 6: nothing was saved yet" in capsys.readouterr().out
-
-
-def test_ctrl_c_during_the_closing_report_stops_at_once_and_names_the_saved_run(tmp_path, capsys):
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    class LongReport(Counter):
-        def report(self) -> None:  # as the closing table would: Ctrl-C arrives while it plays
-            os.kill(os.getpid(), signal.SIGINT)
-            self.reported = True
-
-    loop = LongReport(config(tmp_path), progress=False)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            loop.run()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert not hasattr(loop, "reported") and loop.step == 6
-    assert "Stopped at step 6 of 6: the " in capsys.readouterr().out
+    assert not hasattr(loop, "went_on") and loop.step == stopped_at
+    assert (loop.evaluated == []) == (phase == "build")
+    assert said in capsys.readouterr().out
