@@ -16,11 +16,11 @@ from typing import Any
 _PARSING = threading.Lock()
 
 
-def parse_python(source: str | bytes) -> ast.Module:
+def parse_python(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """``ast.parse``, one call at a time: CPython 3.11 before 3.11.8 can fail two parses in parallel threads with
     ``SystemError: AST constructor recursion depth mismatch`` (the judge and adoption parse files in threads)."""
     with _PARSING:
-        return ast.parse(source)
+        return ast.parse(source, filename)
 
 
 def parse_expression(source: str) -> ast.Expression:
@@ -136,10 +136,10 @@ def default_game_name(class_name: str) -> str:
     return class_name[: -len("Env")] if class_name.endswith("Env") and len(class_name) > len("Env") else class_name
 
 
-def defines_a_class(source: str | bytes) -> bool:
-    """Whether a module's source defines a class at its top level (raises SyntaxError for a file that does not
-    parse). A file that defines none, such as GymVerse's ``*_solver.py`` scripts, holds no game."""
-    return any(isinstance(node, ast.ClassDef) for node in parse_python(source).body)
+def defines_a_class(source: str | bytes, filename: str = "<unknown>") -> bool:
+    """Whether a module's source defines a class at its top level (raises SyntaxError, naming ``filename``, for a
+    file that does not parse). A file that defines none, such as GymVerse's ``*_solver.py`` scripts, holds no game."""
+    return any(isinstance(node, ast.ClassDef) for node in parse_python(source, filename).body)
 
 
 def domain_from_file_name(file_name: str) -> str | None:

@@ -320,7 +320,8 @@ def load_env_file(path: str | Path, prefix: str = "sandbox") -> Any:
 
 
 def _describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
+    """How importing or building a game ended, in the words a jailed file's row uses."""
+    return f"raised {type(error).__name__}: {error}"
 
 
 def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationReport:
@@ -340,7 +341,7 @@ def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationR
     modules = {}
     for file in entries.files:
         try:
-            if not defines_a_class(file.read_bytes()):
+            if not defines_a_class(file.read_bytes(), file.name):
                 report.failed[str(file)] = NOT_A_GAME
                 continue
             modules[file] = load_env_file(file, prefix)
