@@ -105,6 +105,7 @@ SLOW = {
     ],
     "test_genenv_keys": ["test_genenvs_launch_script_runs_with_its_keys_and_overrides"],
     "test_genenv_rewards": ["test_embedding_similarity_ranks_paraphrases_above_unrelated_text"],
+    "test_library": ["test_a_new_game_is_one_file_that_every_game_test_accepts"],
     "test_genenv_loop": [
         "test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
         "test_a_run_killed_and_resumed_ends_like_an_uninterrupted_one",
