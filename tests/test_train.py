@@ -288,18 +288,17 @@ def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(
         "--env_dir",
         str(gymverse_folder),
         "--trusted",
-        "--max_train",
-        "32",
-        "--eval_steps",
-        "0",
-        "--sft_episodes",
-        "-1",
+        *flags(rollout_batch_size=4, max_train=16, sft_episodes=-1),  # four steps of four turns
+        *flags(eval_steps=0, eval_n=1),  # evaluated once, after training
+        "--no-eval_before_train",
         "--prompt_template",
         "qwen3_game",
         "--wrappers",
         "concat",
         "--max_model_len",  # concat grows the prompt each turn: GymVerse's command caps it at 30000
         "4096",
+        "--before_after_n",  # what RL added is another test's; here, that the four games train
+        "0",
     )
     metrics = RunFiles(train_from_argv(argv)).read("actor_env_metrics.jsonl")
     assert [r["env_id"] for r in metrics] == ids.split("|")  # round robin: one game per step
