@@ -43,7 +43,8 @@ def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
         *flags(max_train=48, train_batch_size=4, train_batch_size_per_device=2, generate_max_length=8),
         *flags(learning_rate="1e-3", prompt_template="no", eval_n=2, eval_steps=3, eval_generate_max_length=8),
         *flags(save_steps=2, max_save_num=2, up_threshold=0, up_steps=1, max_difficulty=4, gamma=0.9, sft_episodes=0),
-        *flags(before_after_n=2, max_idle_steps=0),  # an untrained model whose 8-token replies are all cut
+        *flags(max_idle_steps=0),  # an untrained model whose 8-token replies are all cut
+        *flags(before_after_n=0),  # no table of what RL added (tests/test_train_signal.py's runs make one)
         "--evolve",
         *extra,
     ]
@@ -297,8 +298,6 @@ def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(
         "concat",
         "--max_model_len",  # concat grows the prompt each turn: GymVerse's command caps it at 30000
         "4096",
-        "--before_after_n",  # what RL added is another test's; here, that the four games train
-        "0",
     )
     metrics = RunFiles(train_from_argv(argv)).read("actor_env_metrics.jsonl")
     assert [r["env_id"] for r in metrics] == ids.split("|")  # round robin: one game per step
