@@ -208,13 +208,17 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
 
 @pytest.mark.parametrize("name", ["nan_on_a_wrong_reply", "lone_surrogate", "nested_600_deep"])
 def test_train_on_a_game_whose_replies_a_trainer_cannot_use_stops_in_one_line_naming_it(traps, micro_model, name):
+    """The payload alone in its folder (the whole folder under `train --env_dir` is the test above's)."""
     save = traps.root / f"runs_{name}"
+    folder = traps.root / f"only_{name}" / "escape_envs"
+    folder.mkdir(parents=True)
+    shutil.copy(traps.folder() / f"{MARKER}_value_{name}.py", folder)
     done = gymverse_cli(
         traps,
         "train",
         "--env_dir",
-        str(traps.folder()),
-        *flags(env_id=f"escape_envs:{MARKER}_value_{name}.Payload", pretrain=micro_model, save_path=save),
+        str(folder),
+        *flags(env_id="escape_envs:Payload", pretrain=micro_model, save_path=save),
         *flags(wb_run_name="t", num_env=2, rollout_batch_size=4, max_train=8, train_batch_size=4),
         *flags(train_batch_size_per_device=2, generate_max_length=8, prompt_template="no", eval_steps=0),
         *flags(sft_episodes=0),
