@@ -7,47 +7,25 @@
 # ENV_DIR=path/to/mine when you run the script. An entry is an env id or a pattern of ids ("example:*" is every
 # game registered from GymVerse's folder). GymVerse's games (example:...) need ENV_DIR=path/to/gem/gem/envs/example.
 
-# Tool use: several calls to a simulated service before acting.
-TOOL_USE_ENVS=(
-    "gymverse:ApiTokenChain"
-    "gymverse:BankReconciliation"
-    "gymverse:FileSystemHunt"
-    "gymverse:FlightBooking"
-    "gymverse:MeetingScheduler"
-    "gymverse:WarehouseFulfillment"
-)
+# Our games, from gymverse's registry by the domain each declares, so that a game added to envs/ is listed
+# without an edit here. One line of ids per domain named; PYTHON is the interpreter that has gymverse installed.
+builtin_games() {
+    "${PYTHON:-python}" -c '
+import sys
+from gymverse.env import builtin_env_classes
+from gymverse.env.registry import game_domain
+games = builtin_env_classes()
+for domain in sys.argv[1:]:
+    print(*(f"gymverse:{game.__name__}" for game in games if game_domain(game) == domain))
+' "$@"
+}
 
-# Code and algorithms: work out a result by querying a structure.
-CODE_ENVS=(
-    "gymverse:BuildOrder"
-    "gymverse:CounterfeitCoin"
-    "gymverse:ExpressionTree"
-    "gymverse:PeakFinder"
-    "gymverse:ShortestPath"
-    "gymverse:SortedMatrixSearch"
-)
-
-# Logic: deduction and constraint satisfaction.
-LOGIC_ENVS=(
-    "gymverse:BooleanSatisfiability"
-    "gymverse:GraphColoring"
-    "gymverse:HiddenRuleInduction"
-    "gymverse:HornClauseProof"
-    "gymverse:KnightsAndKnaves"
-    "gymverse:ZebraPuzzle"
-)
-
-# Games: puzzles and strategy with hidden state.
-GAME_ENVS=(
-    "gymverse:Battleship"
-    "gymverse:CodeLock"
-    "gymverse:GridCourier"
-    "gymverse:HotColdTreasure"
-    "gymverse:KeyDoorDungeon"
-    "gymverse:LightsOut"
-    "gymverse:MailSorter"
-    "gymverse:TakeAwayDuel"
-)
+# Tool use: several calls to a simulated service before acting (TOOL_USE_ENVS).
+# Code and algorithms: work out a result by querying a structure (CODE_ENVS).
+# Logic: deduction and constraint satisfaction (LOGIC_ENVS).
+# Games: puzzles and strategy with hidden state (GAME_ENVS).
+{ read -r -a TOOL_USE_ENVS; read -r -a CODE_ENVS; read -r -a LOGIC_ENVS; read -r -a GAME_ENVS; } \
+    < <(builtin_games tool_use algorithms logic games)
 
 # GymVerse's own evaluation set (8 games per category; run with ENV_DIR=path/to/gem/gem/envs/example):
 # TOOL_USE_ENVS=(example:ArtisanToolroom example:OperatorOrchestra example:ToolchestMaestro example:ApplianceWard

@@ -6,6 +6,9 @@ fingerprint per episode. Write the fingerprints of one version of the code, then
 
     python benchmarks/transcripts.py write before.json     # on the old code
     python benchmarks/transcripts.py check before.json     # on the new code: lists every episode that differs
+
+A game that has no fingerprints yet (one added since they were written) is named as new, not counted as a
+difference; `write` takes its fingerprints with everyone else's.
 """
 
 import argparse
@@ -53,16 +56,32 @@ def fingerprint(env, seed: int, random_play: bool) -> str:
     return digest.hexdigest()[:16]
 
 
+def game_fingerprints(name: str, levels: range, seeds: range) -> dict[str, str]:
+    """``{"Game/level/seed/mode": fingerprint}`` for the built-in game ``name``."""
+    env = gem.make(f"gymverse:{name}").unwrapped
+    result = {}
+    for level in levels:
+        env.set_complexity(level)
+        for seed in seeds:
+            for mode in ("solver", "random"):
+                result[f"{name}/{level}/{seed}/{mode}"] = fingerprint(env, seed, mode == "random")
+    return result
+
+
 def fingerprints(levels: range, seeds: range) -> dict[str, str]:
     result = {}
     for cls in tqdm(builtin_env_classes(), desc="games"):
-        env = gem.make(f"gymverse:{cls.__name__}").unwrapped
-        for level in levels:
-            env.set_complexity(level)
-            for seed in seeds:
-                for mode in ("solver", "random"):
-                    result[f"{cls.__name__}/{level}/{seed}/{mode}"] = fingerprint(env, seed, mode == "random")
+        result.update(game_fingerprints(cls.__name__, levels, seeds))
     return result
+
+
+def game_of(key: str) -> str:
+    return key.split("/", 1)[0]
+
+
+def new_games(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """The games played ``now`` that ``before`` has no fingerprint of."""
+    return sorted({game_of(key) for key in now} - {game_of(key) for key in before})
 
 
 def main() -> int:
@@ -83,6 +102,8 @@ def main() -> int:
     differ = sorted(key for key in before.keys() & now.keys() if before[key] != now[key])
     for key in differ:
         print("differs:", key)
+    for name in new_games(before, now):
+        print(f"new: {name} (no fingerprints yet; `write` takes them)")
     print(f"{len(differ)} of {len(before.keys() & now.keys())} episodes differ")
     return 1 if differ else 0
 

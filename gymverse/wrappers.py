@@ -35,6 +35,8 @@ from gymverse.env.success import episode_success
 INVALID_REWARD = -0.1  # the contract's reward for a malformed or illegal command
 FEEDBACK_DESIGNS = ("process", "plain", "none")
 _NUMBER = re.compile(r"\d+")
+Info = dict[str, Any]
+Step = tuple[Any, float, bool, bool, Info]  # what a GEM env's step returns
 
 
 class BuggyTwin(gem.core.EnvWrapper):
@@ -85,7 +87,20 @@ class BuggyTwin(gem.core.EnvWrapper):
         return _NUMBER.sub(other, text)
 
 
-class FeedbackDesign(gem.core.EnvWrapper):
+class StepTransform(gem.core.EnvWrapper):
+    """A wrapper that leaves ``reset`` to the game and changes what each step returns (:meth:`transform`)."""
+
+    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
+        return self.env.reset(seed=seed)
+
+    def step(self, action: Any) -> Step:
+        return self.transform(*self.env.step(action))
+
+    def transform(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: Info) -> Step:
+        raise NotImplementedError
+
+
+class FeedbackDesign(StepTransform):
     """The game's step feedback kept (``process``), reduced to valid/invalid and won/lost (``plain``),
     or removed (``none``)."""
 
@@ -95,11 +110,7 @@ class FeedbackDesign(gem.core.EnvWrapper):
         super().__init__(env)
         self.design = design
 
-    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
-        return self.env.reset(seed=seed)
-
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
+    def transform(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: Info) -> Step:
         if self.design == "process":
             return observation, reward, terminated, truncated, info
         info = {k: v for k, v in info.items() if k != "suffix"}
@@ -115,18 +126,14 @@ def plain_feedback(reward: float, done: bool, info: dict[str, Any]) -> str:
     return text
 
 
-class RewardScale(gem.core.EnvWrapper):
+class RewardScale(StepTransform):
     """Every reward times ``factor``; observations, success and the game itself unchanged."""
 
     def __init__(self, env: gem.Env, factor: float) -> None:
         super().__init__(env)
         self.factor = factor
 
-    def reset(self, seed: int | None = None) -> tuple[Any, dict[str, Any]]:
-        return self.env.reset(seed=seed)
-
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
+    def transform(self, observation: Any, reward: float, terminated: bool, truncated: bool, info: Info) -> Step:
         return observation, reward * self.factor, terminated, truncated, info
 
 

@@ -69,7 +69,10 @@ def categories(*names: str, script_dir: Path = EVALUATION) -> str:
     """What env_categories.sh gives for ``names`` (bash's status and output)."""
     lines = "; ".join(f"get_envs_for_category {name}" for name in names)
     done = subprocess.run(
-        ["bash", "-c", f"source {script_dir / 'env_categories.sh'}; {lines}"], capture_output=True, text=True
+        ["bash", "-c", f"source {script_dir / 'env_categories.sh'}; {lines}"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHON": sys.executable},  # the interpreter that lists our games
     )
     return done.stdout + done.stderr
 

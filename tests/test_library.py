@@ -3,10 +3,15 @@
 What is particular to one game (its own rules) is tested in ``test_envs_<domain>.py``.
 """
 
+import importlib.util
+import json
+import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import gem
 import pytest
@@ -19,6 +24,8 @@ from gymverse.env import builtin_env_classes
 from gymverse.env.checker import check_env
 
 GAMES = builtin_env_classes()
+ROOT = Path(__file__).parents[1]
+FINGERPRINTS = ROOT / "tests" / "fixtures" / "game_fingerprints.json"
 LEVELS_PAST_20 = [25, 30, 40, 50, 60, 75, 100, 150, 200]
 
 # Commands that break one game's syntax or range at level 1, on top of the generic ones every game gets.
@@ -203,16 +210,73 @@ def test_envs_command_shows_each_games_highest_complexity(capsys, monkeypatch):
     assert " 71 " in row
 
 
-def test_play_is_unchanged_since_the_fingerprints_were_taken():
-    """Every game's solver and random play at levels 1 to 20 (seed 0) as fingerprinted before the base class took
-    over command parsing, draws and turn budgets. A deliberate change to a game's play renews them with
+@pytest.fixture(scope="module")
+def transcripts():
+    """benchmarks/transcripts.py, which takes the fingerprints (a script, not a package module)."""
+    spec = importlib.util.spec_from_file_location("transcripts", ROOT / "benchmarks" / "transcripts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.__name__)
+def test_play_is_unchanged_since_the_fingerprints_were_taken(game, transcripts):
+    """The game's solver and random play at levels 1 to 20 (seed 0) as fingerprinted before the base class took
+    over command parsing, draws and turn budgets. A game added since has none and is reported as new. A
+    deliberate change to a game's play (or a new game's first fingerprints) renews them with
     ``python benchmarks/transcripts.py write tests/fixtures/game_fingerprints.json --seeds 1``."""
-    root = Path(__file__).parents[1]
-    result = subprocess.run(
-        [sys.executable, "benchmarks/transcripts.py", "check", "tests/fixtures/game_fingerprints.json", "--seeds", "1"],
-        cwd=root,
+    taken = json.loads(FINGERPRINTS.read_text())
+    mine = {key: value for key, value in taken.items() if transcripts.game_of(key) == game.__name__}
+    if not mine:
+        pytest.skip(f"{game.__name__} is new: no fingerprints of its play yet")
+    now = transcripts.game_fingerprints(game.__name__, levels=range(1, 21), seeds=range(1))
+    assert mine.keys() == now.keys()
+    assert [key for key in now if now[key] != mine[key]] == []
+
+
+# The tests that cover every game without being parametrized by it, each as FILE::NAME.
+WHOLE_LIBRARY_TESTS = [
+    "tests/test_library.py::test_library_has_six_games_in_each_domain",
+    "tests/test_cli.py::test_envs_lists_every_parameter_name_whole_when_piped",
+    "tests/test_gymverse_evaluation.py::test_env_categories_lists_every_built_in_game_once_in_gymverses_four_categories",
+    "tests/test_registration.py::test_the_library_registers_by_module_class_entries_without_importing_games",
+]
+
+
+def test_a_new_game_is_one_file_that_every_game_test_accepts(tmp_path):
+    """What a newcomer does, in a copy of the project: one module in a domain folder of envs/ (here a game of ours
+    under a new name), then the tests that cover every game; the fingerprint check reports it as new."""
+    copy = tmp_path / "project"
+    for folder in ("gymverse", "envs", "tests", "benchmarks", "Evaluation"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pytest.ini", copy)
+    (copy / "gymverse" / "envs").symlink_to("../envs")  # where the installed package has it
+    source = (ROOT / "envs" / "games" / "lights_out.py").read_text()
+    (copy / "envs" / "games" / "lamp_grid.py").write_text(source.replace("class LightsOut(", "class LampGrid("))
+
+    report = tmp_path / "report.xml"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "GYMVERSE_TEST"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
+        + [*{name.split("::")[0] for name in WHOLE_LIBRARY_TESTS}, "tests/test_env_contract.py"]
+        + ["-k", " or ".join(["LampGrid"] + [name.split("::")[1] for name in WHOLE_LIBRARY_TESTS])],
+        cwd=copy,
+        env=dict(environ, PYTHONPATH=str(copy)),  # gymverse (and its envs) imported from the copy
         capture_output=True,
         text=True,
+        timeout=600,
     )
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert "0 of 1040 episodes differ" in result.stdout
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    cases = {case.get("name"): case for case in ElementTree.parse(report).iter("testcase")}
+    per_game = {
+        f"{name}[LampGrid]"
+        for name, test in globals().items()
+        if any(mark.args[:1] == ("game",) for mark in getattr(test, "pytestmark", []))
+    }
+    per_game.add("test_under_gems_concat_wrapper_every_prompt_shows_the_status_once[gymverse:LampGrid]")
+    assert per_game | {name.split("::")[1] for name in WHOLE_LIBRARY_TESTS} <= set(cases), sorted(cases)
+    skipped = cases["test_play_is_unchanged_since_the_fingerprints_were_taken[LampGrid]"].find("skipped")
+    assert skipped is not None and "LampGrid is new" in skipped.get("message")
+    assert [name for name, case in cases.items() if case.find("skipped") is not None] == [
+        "test_play_is_unchanged_since_the_fingerprints_were_taken[LampGrid]"
+    ]

@@ -208,13 +208,17 @@ def test_train_env_dir_registers_the_folder_jailed_and_trains_on_the_control(tra
 
 @pytest.mark.parametrize("name", ["nan_on_a_wrong_reply", "lone_surrogate", "nested_600_deep"])
 def test_train_on_a_game_whose_replies_a_trainer_cannot_use_stops_in_one_line_naming_it(traps, micro_model, name):
+    """The payload alone in its folder (the whole folder under `train --env_dir` is the test above's)."""
     save = traps.root / f"runs_{name}"
+    folder = traps.root / f"only_{name}" / "escape_envs"
+    folder.mkdir(parents=True)
+    shutil.copy(traps.folder() / f"{MARKER}_value_{name}.py", folder)
     done = gymverse_cli(
         traps,
         "train",
         "--env_dir",
-        str(traps.folder()),
-        *flags(env_id=f"escape_envs:{MARKER}_value_{name}.Payload", pretrain=micro_model, save_path=save),
+        str(folder),
+        *flags(env_id="escape_envs:Payload", pretrain=micro_model, save_path=save),
         *flags(wb_run_name="t", num_env=2, rollout_batch_size=4, max_train=8, train_batch_size=4),
         *flags(train_batch_size_per_device=2, generate_max_length=8, prompt_template="no", eval_steps=0),
         *flags(sft_episodes=0),
@@ -320,25 +324,35 @@ def test_the_synthesis_gates_refuse_a_payload_that_patches_and_forges(traps, emb
 
 
 # -- the jail and its proxy --------------------------------------------------------------------------
-def test_the_jail_sees_no_network_no_secrets_and_a_private_tmp(tmp_path, monkeypatch):
-    monkeypatch.setenv("SOME_API_KEY", "sk-hidden")
-    probe = tmp_path / "probe.py"
+def seen_from_a_jail(folder: Path, helpers: str, expression: str):
+    """What ``expression`` is in a jail: a game's ``reset`` returns its repr (``helpers`` is module code it may use)."""
+    probe = folder / "probe.py"
     probe.write_text(
-        "import os, socket\n"
-        "from gem.core import Env\n"
+        f"import os\nfrom gem.core import Env\n{helpers}"
         "class Probe(Env):\n"
         "    def reset(self, seed=None):\n"
-        "        try:\n"
-        "            socket.create_connection(('1.1.1.1', 53), timeout=1); net = 'net'\n"
-        "        except OSError as error:\n"
-        "            net = type(error).__name__\n"
-        "        open('/tmp/mine', 'w').write('x')\n"
-        "        return repr((dict(os.environ), net, os.getuid(), sorted(os.listdir('/')), os.listdir('/tmp'))), {}\n"
+        f"        return repr({expression}), {{}}\n"
         "    def step(self, action):\n"
         "        return '', 0.0, True, False, {}\n"
     )
     with JailedFile(probe, SHORT) as jail:
-        environ, net, _, root, tmp = eval(ProxyEnv(jail, "Probe").reset()[0])  # noqa: S307 (our own probe's repr)
+        return eval(ProxyEnv(jail, "Probe").reset()[0])  # noqa: S307 (our own probe's repr)
+
+
+def test_the_jail_sees_no_network_no_secrets_and_a_private_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOME_API_KEY", "sk-hidden")
+    helpers = (
+        "import socket\n"
+        "def network():\n"
+        "    try:\n"
+        "        socket.create_connection(('1.1.1.1', 53), timeout=1); return 'net'\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__\n"
+        "def write_tmp():\n"
+        "    open('/tmp/mine', 'w').write('x')\n"
+    )
+    expression = "(dict(os.environ), network(), write_tmp(), sorted(os.listdir('/')), os.listdir('/tmp'))"
+    environ, net, _, root, tmp = seen_from_a_jail(tmp_path, helpers, expression)
     assert "SOME_API_KEY" not in environ and set(environ) <= {"PATH", "HOME", "LANG", "PWD"}
     assert net != "net" and "mine" in tmp
     assert "home" not in root and not (Path("/tmp") / "mine").exists()
@@ -347,25 +361,18 @@ def test_the_jail_sees_no_network_no_secrets_and_a_private_tmp(tmp_path, monkeyp
 def test_no_process_in_the_jail_holds_anything_of_the_callers_environment(tmp_path, monkeypatch):
     """bubblewrap is process 1 in the jail: its environment and command line are the jail's to read."""
     monkeypatch.setenv("SOME_API_KEY", "sk-hidden-from-every-process")
-    probe = tmp_path / "proc_probe.py"
-    probe.write_text(
-        "import os\n"
-        "from gem.core import Env\n"
+    helpers = (
         "def read(path):\n"
         "    try:\n"
         "        return open(path, 'rb').read().decode(errors='replace')\n"
         "    except OSError as error:\n"
         "        return type(error).__name__\n"
-        "class Probe(Env):\n"
-        "    def reset(self, seed=None):\n"
-        "        pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
-        "        seen = {p: read(f'/proc/{p}/environ') + read(f'/proc/{p}/cmdline') for p in pids}\n"
-        "        return repr((seen, read('/proc/keys'))), {}\n"
-        "    def step(self, action):\n"
-        "        return '', 0.0, True, False, {}\n"
     )
-    with JailedFile(probe, SHORT) as jail:
-        seen, keys = eval(ProxyEnv(jail, "Probe").reset()[0])  # noqa: S307 (our own probe's repr)
+    expression = (
+        "({p: read(f'/proc/{p}/environ') + read(f'/proc/{p}/cmdline') for p in os.listdir('/proc') if p.isdigit()}, "
+        "read('/proc/keys'))"
+    )
+    seen, keys = seen_from_a_jail(tmp_path, helpers, expression)
     assert "1" in seen and len(seen) >= 2  # bubblewrap and the host, at least
     assert not [pid for pid, text in seen.items() if "sk-hidden" in text or "SOME_API_KEY" in text], seen
     assert keys in ("PermissionError", "")  # the kernel's keyrings are not listed

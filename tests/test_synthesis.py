@@ -290,9 +290,10 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
 
 
 def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
-    """A run killed (SIGKILL) while waiting for the model resumes where it stopped: every answer served once."""
+    """A run killed (SIGKILL) while waiting for the model resumes where it stopped: every answer served once. (One
+    game passes, so that the audit report of the games that passed, played again at the end, plays one.)"""
     themes = tmp_path / "themes.txt"
-    themes.write_text("beekeeping\nsafe cracking\ngranaries\n")
+    themes.write_text("granaries\nsafe cracking\n")
     output = tmp_path / "made"
     waiting, killed = threading.Event(), threading.Event()
 
@@ -328,24 +329,18 @@ def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
         first.wait()
         killed.set()
         before = JsonlLog(output / "manifest.jsonl").read()
-        assert [r["candidate"] for r in before] == ["beekeeping-1"]  # killed mid-run
+        assert [r["candidate"] for r in before] == ["granaries-1"]  # killed mid-run
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert script.log == [
-        "hive_census/design#0",
-        "hive_census/code#0",
-        "safe_cracker/design#0",
-        "safe_cracker/code#0",
-        "safe_cracker/code#1",
         "silent_census/design#0",
         "silent_census/code#0",
         "silent_census/code#1",
+        "safe_cracker/design#0",
+        "safe_cracker/code#0",
+        "safe_cracker/code#1",
     ]
     after = JsonlLog(output / "manifest.jsonl").read()
-    assert after[0] == before[0] and [r["candidate"] for r in after] == [
-        "beekeeping-1",
-        "safe-cracking-1",
-        "granaries-1",
-    ]
-    assert [r["status"] for r in after] == ["accepted", "accepted", "refused"]
-    assert "2 accepted, 0 unverified, 1 refused" in done.stdout
+    assert after[0] == before[0] and [r["candidate"] for r in after] == ["granaries-1", "safe-cracking-1"]
+    assert [r["status"] for r in after] == ["refused", "accepted"]
+    assert "1 accepted, 0 unverified, 1 refused" in done.stdout

@@ -44,7 +44,8 @@ def short_run(model: Path, save_path: Path, *extra: str) -> list[str]:
         *flags(max_train=48, train_batch_size=4, train_batch_size_per_device=2, generate_max_length=8),
         *flags(learning_rate="1e-3", prompt_template="no", eval_n=2, eval_steps=3, eval_generate_max_length=8),
         *flags(save_steps=2, max_save_num=2, up_threshold=0, up_steps=1, max_difficulty=4, gamma=0.9, sft_episodes=0),
-        *flags(before_after_n=2, max_idle_steps=0),  # an untrained model whose 8-token replies are all cut
+        *flags(max_idle_steps=0),  # an untrained model whose 8-token replies are all cut
+        *flags(before_after_n=0),  # no table of what RL added (tests/test_train_signal.py's runs make one)
         "--evolve",
         *extra,
     ]
@@ -334,12 +335,9 @@ def test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model(
         "--env_dir",
         str(gymverse_folder),
         "--trusted",
-        "--max_train",
-        "32",
-        "--eval_steps",
-        "0",
-        "--sft_episodes",
-        "-1",
+        *flags(rollout_batch_size=4, max_train=16, sft_episodes=-1),  # four steps of four turns
+        *flags(eval_steps=0, eval_n=1),  # evaluated once, after training
+        "--no-eval_before_train",
         "--prompt_template",
         "qwen3_game",
         "--wrappers",
