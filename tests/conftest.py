@@ -45,7 +45,7 @@ LONGEST_FIRST = [
     "test_sandbox::test_eval_dir_gives_each_payload_its_rows_and_plays_the_control",
     "test_genenv_loop::test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
     "test_synthesis::test_resume_after_a_kill_loses_and_repeats_nothing",
-    "test_train_signal::test_the_same_run_gives_the_same_logs_beside_a_busy_process_and_another_hash_seed",
+    "test_train_signal::test_the_same_run_gives_the_same_logs_beside_a_busy_process_another_hash_seed_and_more_workers",
     "test_experiments::test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_done",
     "test_sandbox::test_eval_dir_with_a_model_policy_sends_the_endpoint_nothing_of_the_callers",
     "test_genenv_loop::test_ctrl_c_finishes_the_step_saves_and_resume_ends_like_an_uninterrupted_run",
