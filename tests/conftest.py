@@ -162,18 +162,27 @@ def rank(item) -> int:
     return min((RANKS[f"{module}::{name}"] for name in names if f"{module}::{name}" in RANKS), default=len(RANKS))
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if rank(item) < len(RANKS) or SLOW_BUILDS.intersection(shared_builds(item)):
-            item.add_marker(pytest.mark.slow)
+def stale_longest_first(items) -> list[str] | None:
+    """The names of LONGEST_FIRST that no collected test or shared build has (None when ``items`` leave out a
+    module that the list names, as a run of a few tests does)."""
+    if not {item.module.__name__ for item in items} >= {name.split("::")[0] for name in LONGEST_FIRST}:
+        return None
     collected = {
         f"{item.module.__name__}::{name}" for item in items for name in (item.originalname, *shared_builds(item))
     }
-    stale = [name for name in LONGEST_FIRST if name not in collected]
-    if stale and {item.module.__name__ for item in items} >= {name.split("::")[0] for name in LONGEST_FIRST}:
-        raise pytest.UsageError(
-            f"tests/conftest.py's LONGEST_FIRST names tests that no longer exist: {', '.join(stale)}"
-        )
+    return [name for name in LONGEST_FIRST if name not in collected]
+
+
+STALE: list[str] | None = None  # LONGEST_FIRST's names that this run's collection lacks (None: a partial run)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect: the whole collection
+def pytest_collection_modifyitems(config, items):
+    global STALE
+    STALE = stale_longest_first(items)
+    for item in items:
+        if rank(item) < len(RANKS) or SLOW_BUILDS.intersection(shared_builds(item)):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=rank)  # stable: the longest first, the rest as collected
     if hasattr(config, "workerinput") and GROUPS in os.environ:
         write_groups(items)
