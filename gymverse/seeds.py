@@ -5,15 +5,16 @@ from that one and from what the draw is for: the games of a step, the turns a st
 demonstrations, the evaluation's games and draws. So a resumed run draws what an uninterrupted one would have,
 and a change to one kind of draw leaves the others as they were.
 
-* :func:`derive_seed` (run-wide purposes, :class:`Purpose`) and :func:`step_seed` (purposes within one step or
-  epoch, :class:`StepPurpose`) mix integers with NumPy's ``SeedSequence``;
-* :func:`train_envs_seed` and :func:`train_games_seed` seed the training games by their coordinates alone;
+* :func:`derive_seed` mixes the run's seed, a :class:`Purpose` and that purpose's coordinates (a step, an
+  environment's index, a level) with NumPy's ``SeedSequence``. The words it mixes spell the whole seed, the purpose
+  and how many coordinates follow, so no two purposes, coordinates or seeds share a stream (``SeedSequence`` alone
+  reads ``[s, 7]`` and ``[s, 7, 0, 0]`` as the same entropy);
 * :func:`actor_envs_seed` and :func:`actor_seed` are the OAT actors' (arithmetic on the run's seed);
 * :func:`keyed_rng` and :func:`coordinate_seed` key a stream by text (the evaluation sweep, the audit, the
   uniform curriculum), independent of any run.
 
-The numbers behind the purposes are the tags the README's runs were measured with: changing one changes that
-purpose's draws, and with them the measured numbers.
+The numbers behind the purposes are part of every measured result: changing one changes that purpose's draws, and
+with them the README's numbers.
 """
 
 import random
@@ -22,57 +23,43 @@ from enum import IntEnum, unique
 
 @unique
 class Purpose(IntEnum):
-    """Run-wide purposes: ``derive_seed(seed, purpose, *coordinates)``, the coordinates in brackets."""
+    """What a derived seed is for: ``derive_seed(seed, purpose, *coordinates)``, the coordinates in brackets."""
 
+    TRAIN_ENVS = 1  # training environment k's game copies (k)
+    TRAIN_GAMES = 2  # the reset seed of environment k's copies at the call-th play of a step (step, k, call)
     EVAL_ENVS = 3  # online evaluation: environment k's game copies (k)
     EVAL_GAMES = 4  # online evaluation: the games of environment k at a level (k, level)
     EVAL_SAMPLER = 5  # online evaluation: the evaluated copy's generator
     EVAL_DRAWS = 6  # online evaluation: the replies of episode n (k, level, n)
     WARM_START = 7  # the warm start's demonstrations
+    BATCH = 8  # the turns a step trains on, drawn from those it played (step)
+    AGENT_UPDATE = 9  # the order of the agent's update batches (step)
     CLOSING_ENVS = 11  # closing table: environment k's game copies (k, level)
     CLOSING_GAMES = 12  # closing table: the games of environment k at a level (k, level)
     CLOSING_DRAWS = 13  # closing table: the replies of episode n (k, level, n)
     CLOSING_SAMPLER = 14  # closing table: the players' generators
     ENV_POLICY = 21  # GenEnv: the environment policy's sampling
     ENV_WARM_START = 22  # GenEnv: the specs the environment policy is warm-started on
+    ENV_UPDATE = 23  # GenEnv: the order of the environment policy's update batches (step)
+    DATASET_ORDER = 24  # GenEnv datasets: the order of an epoch's rows (epoch)
+    UNIFORM_SPECS = 25  # GenEnv games: the uniform writer's specs (step)
+    SPEC_RESET = 26  # GenEnv games: the reset seed of task i whose spec names none (step, i)
 
 
-@unique
-class StepPurpose(IntEnum):
-    """Purposes within one step (or epoch): ``step_seed(seed, step, purpose, *coordinates)``."""
-
-    DATASET_ORDER = 5  # GenEnv datasets: the order of an epoch's rows (keyed by the epoch)
-    UNIFORM_SPECS = 11  # GenEnv games: the uniform writer's specs
-    SPEC_RESET = 12  # GenEnv games: the reset seed of task i whose spec names none (i)
-    ENV_UPDATE = 97  # GenEnv: the order of the environment policy's update batches
-    BATCH = 98  # the turns a step trains on, drawn from those it played
-    AGENT_UPDATE = 99  # the order of the agent's update batches
-
-
-def _mix(*parts: int) -> int:
-    import numpy as np
-
-    return int(np.random.SeedSequence([p % 2**32 for p in parts]).generate_state(1)[0] % 2**31)
+def seed_words(seed: int, purpose: Purpose, *coordinates: int) -> list[int]:
+    """The 32-bit words :func:`derive_seed` mixes: distinct arguments give distinct words, even once
+    ``SeedSequence`` pads them with zeros (the count of coordinates sits before them)."""
+    if any(not 0 <= c < 2**32 for c in coordinates):
+        raise ValueError(f"seed coordinates are indices in [0, 2**32), got {coordinates}")
+    whole = seed % 2**64  # a negative --seed too, one to one over 64-bit seeds
+    return [whole % 2**32, whole // 2**32, int(purpose), len(coordinates), *coordinates]
 
 
 def derive_seed(seed: int, purpose: Purpose, *coordinates: int) -> int:
     """The seed of ``purpose`` in the run seeded ``seed``, at ``coordinates`` (see :class:`Purpose`)."""
-    return _mix(seed, purpose, *coordinates)
+    import numpy as np
 
-
-def step_seed(seed: int, step: int, purpose: StepPurpose, *coordinates: int) -> int:
-    """The seed of ``purpose`` in step (or epoch) ``step`` of the run seeded ``seed``."""
-    return _mix(seed, step, purpose, *coordinates)
-
-
-def train_envs_seed(seed: int, k: int) -> int:
-    """The seed training environment ``k``'s game copies are built with."""
-    return _mix(seed, k)
-
-
-def train_games_seed(seed: int, step: int, k: int, call: int) -> int:
-    """The reset seed of training environment ``k``'s copies at the ``call``-th play of step ``step``."""
-    return _mix(seed, step, k, call)
+    return int(np.random.SeedSequence(seed_words(seed, purpose, *coordinates)).generate_state(1)[0] % 2**31)
 
 
 def actor_envs_seed(seed: int, actor_id: int, group_index: int, num_groups: int, num_env: int) -> int:

@@ -44,7 +44,7 @@ from gymverse.genenv.verifiers import select_verifier
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import evaluation_copy
 from gymverse.run.plan import TurnSample
-from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
+from gymverse.seeds import Purpose, derive_seed
 
 
 def answer_text(truth: Any) -> str:
@@ -123,7 +123,7 @@ class DatasetSpace(SavedFields):
 
     def _epoch_order(self) -> list[int]:
         order = list(range(len(self.rows)))
-        random.Random(step_seed(self.seed, self.epoch, StepPurpose.DATASET_ORDER)).shuffle(order)
+        random.Random(derive_seed(self.seed, Purpose.DATASET_ORDER, self.epoch)).shuffle(order)
         return order
 
     def scheduled_steps(self) -> int:
@@ -165,7 +165,7 @@ class DatasetSpace(SavedFields):
             samples = [dataclasses.replace(s, ret=s.ret - args.kl_penalty_coef * kl) for s, kl in zip(samples, kls)]
             metrics["reference_kl"] = sum(kls) / len(kls) if kls else 0.0
         stats = agent.learn(
-            samples, group_advantages(samples), random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE))
+            samples, group_advantages(samples), random.Random(derive_seed(self.seed, Purpose.AGENT_UPDATE, step))
         )
         return AgentBatch(metrics, stats)
 

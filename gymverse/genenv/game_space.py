@@ -37,7 +37,7 @@ from gymverse.run.env_table import EnvTable
 from gymverse.run.eval_plan import eval_metrics, eval_plan
 from gymverse.run.files import RunFiles
 from gymverse.run.online_eval import online_eval
-from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
+from gymverse.seeds import Purpose, derive_seed
 
 ENV_SFT_FOR_TINY = 800  # random valid specs the untrained tiny environment model is warm-started on
 
@@ -137,7 +137,7 @@ class GameSpace(SavedFields):
         if self.curriculum is not None:
             env = Side(CURRICULUM, CurriculumSpecs(self.games, self.curriculum))
         elif args.env_model == UNIFORM or not args.genenv_enable:
-            env = Side(UNIFORM, UniformSpecs(self.infos, step_seed(self.seed, step, StepPurpose.UNIFORM_SPECS)))
+            env = Side(UNIFORM, UniformSpecs(self.infos, derive_seed(self.seed, Purpose.UNIFORM_SPECS, step)))
         assert env is not None, "a model writes the tasks when no curriculum or uniform writer does"
         prompts, generations = env.write(contents, args.num_generations_per_prompt)
         tasks = []
@@ -146,7 +146,7 @@ class GameSpace(SavedFields):
             spec = check.spec
             if spec is not None and spec.seed is None:
                 spec = GameSpec(
-                    spec.game, spec.complexity, spec.params, step_seed(self.seed, step, StepPurpose.SPEC_RESET, i)
+                    spec.game, spec.complexity, spec.params, derive_seed(self.seed, Purpose.SPEC_RESET, step, i)
                 )
             tasks.append(
                 WrittenTask(f"{step}/{i // args.num_generations_per_prompt}", prompt, generation, spec, check.reason)

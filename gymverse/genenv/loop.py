@@ -30,7 +30,7 @@ from gymverse.genenv.space import TaskSpace
 from gymverse.run.checkpoints import save_checkpoint, step_dir_name
 from gymverse.run.loop import RunLoop
 from gymverse.run.update import PolicyUpdate
-from gymverse.seeds import Purpose, StepPurpose, derive_seed, step_seed
+from gymverse.seeds import Purpose, derive_seed
 
 ENV_DIR = "env_policy"
 
@@ -129,7 +129,7 @@ class GenEnvRun(RunLoop):
                 env_stats = self.env.learn(
                     self.pending,
                     group_advantages(self.pending),
-                    random.Random(step_seed(self.seed, step, StepPurpose.ENV_UPDATE)),
+                    random.Random(derive_seed(self.seed, Purpose.ENV_UPDATE, step)),
                 )
             self.pending = []
         return {**summary(tasks), "env_update": env_stats}

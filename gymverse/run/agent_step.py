@@ -22,7 +22,7 @@ from gymverse.run.config import RunConfig
 from gymverse.run.env_table import EnvTable, advantages_of
 from gymverse.run.no_signal import nothing_to_learn
 from gymverse.run.plan import TurnSample, step_samples
-from gymverse.seeds import StepPurpose, step_seed
+from gymverse.seeds import Purpose, derive_seed
 
 Learn = Callable[[Sequence[TurnSample], Sequence[float], random.Random], dict[str, float]]
 
@@ -70,7 +70,7 @@ class AgentStep:
         advance(self.table.success_rates(self.table.tally(episodes)))
         step_record = record(episodes)
         samples = step_samples(
-            args, episodes, args.rollout_batch_size, random.Random(step_seed(self.seed, step, StepPurpose.BATCH))
+            args, episodes, args.rollout_batch_size, random.Random(derive_seed(self.seed, Purpose.BATCH, step))
         )
         if self.max_idle_steps > 0:
             self.stop_when_idle(step, episodes, samples)
@@ -80,7 +80,7 @@ class AgentStep:
 
     def learn(self, samples: Sequence[TurnSample], advantages: Sequence[float], step: int) -> dict[str, float]:
         """The update of step ``step`` (its shuffles drawn from the step's own seed)."""
-        return self.update(samples, advantages, random.Random(step_seed(self.seed, step, StepPurpose.AGENT_UPDATE)))
+        return self.update(samples, advantages, random.Random(derive_seed(self.seed, Purpose.AGENT_UPDATE, step)))
 
     def stop_when_idle(self, step: int, episodes: Sequence[Any], samples: Sequence[TurnSample]) -> None:
         """Stop the run, saying why and what to change, after ``max_idle_steps`` steps in a row that teach nothing."""

@@ -33,7 +33,7 @@ from gymverse.run.online_eval import online_eval
 from gymverse.run.plan import group_seeds, plan_step, play_until, step_env_ids
 from gymverse.run.sft import warm_start
 from gymverse.run.update import PolicyUpdate
-from gymverse.seeds import train_envs_seed, train_games_seed
+from gymverse.seeds import Purpose, derive_seed
 from gymverse.train.args import TrainArgs
 
 
@@ -97,7 +97,7 @@ class Trainer(RunLoop):
                 args.num_env,
                 wrappers,
                 complexity=args.train_difficulty,
-                seed=train_envs_seed(self.seed, k),
+                seed=derive_seed(self.seed, Purpose.TRAIN_ENVS, k),
                 tokenizer=self.tokenizer,
                 async_mode=args.async_env,
             )
@@ -122,7 +122,9 @@ class Trainer(RunLoop):
                 template=args.prompt_template,
                 max_model_len=args.max_model_len,
                 seed=group_seeds(
-                    train_games_seed(self.seed, step, self.env_ids.index(env_id), call), args.num_env, args.group_size
+                    derive_seed(self.seed, Purpose.TRAIN_GAMES, step, self.env_ids.index(env_id), call),
+                    args.num_env,
+                    args.group_size,
                 ),
             )
 
