@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+import gem
 import pytest
 from escape import LIMIT_ACTS, MARKER, ON_A_WIN, POISONS, SECRET_NAME, TERMINAL_BYTES, Traps
 from runs import flags
@@ -376,6 +377,27 @@ def test_no_process_in_the_jail_holds_anything_of_the_callers_environment(tmp_pa
     assert "1" in seen and len(seen) >= 2  # bubblewrap and the host, at least
     assert not [pid for pid, text in seen.items() if "sk-hidden" in text or "SOME_API_KEY" in text], seen
     assert keys in ("PermissionError", "")  # the kernel's keyrings are not listed
+
+
+def test_a_jailed_game_of_ours_sees_gems_ids_without_reasoning_gym_until_it_imports_it(tmp_path):
+    """The jail names GEM's ``rg:*`` ids from outside instead of importing reasoning-gym (most of a jail's start),
+    and a game that does import it gets the real package, under which GEM makes those ids."""
+    helpers = (
+        "import sys\n"
+        "import gem\n"
+        "from gymverse.env import EvolvableEnv\n"
+        "LOADED_FIRST = 'reasoning_gym' in sys.modules\n"
+        "def made():\n"
+        "    import reasoning_gym\n"
+        "    return type(gem.make('rg:basic_arithmetic')).__name__, hasattr(reasoning_gym, 'create_dataset')\n"
+    )
+    expression = "(LOADED_FIRST, sorted(gem.envs.registration.ENV_REGISTRY), made())"
+    loaded_first, ids, (made, real) = seen_from_a_jail(tmp_path, helpers, expression)
+    assert not loaded_first
+    assert {i for i in ids if i.startswith("rg:")} == {
+        i for i in gem.envs.registration.ENV_REGISTRY if i.startswith("rg:")
+    }
+    assert made == "ReasoningGymEnv" and real
 
 
 def test_values_cross_the_jail_as_plain_data_and_errors_keep_their_type_name(tmp_path):

@@ -15,6 +15,7 @@ This module uses the standard library only; :mod:`gymverse.sandbox.proxy` import
 
 import faulthandler
 import importlib
+import importlib.abc
 import importlib.util
 import inspect
 import json
@@ -70,7 +71,7 @@ def plain(value: Any, depth: int = 0) -> Any:
 
 
 def light_package(name: str) -> None:
-    """Make ``import name.sub`` load ``sub`` without running ``name/__init__.py`` (GEM's pulls in reasoning-gym)."""
+    """Make ``import name.sub`` load ``sub`` without running ``name/__init__.py``."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return
@@ -81,8 +82,42 @@ def light_package(name: str) -> None:
     sys.modules[name] = package
 
 
-def light_gem() -> None:
-    """GEM with its core only; ``gem.make`` and ``gem.register`` load the registry when first asked for."""
+class GemRegistryFinder(importlib.abc.MetaPathFinder):
+    """Imports GEM's registry (``gem.envs``) with reasoning-gym's dataset names given instead of imported: the
+    registry imports reasoning-gym only to name its ``rg:*`` ids, which costs 0.8 s, most of a jail's start. The
+    ids are the same as outside, and a game that imports reasoning-gym itself gets the real package."""
+
+    def __init__(self, datasets: list[str]) -> None:
+        self.datasets = datasets
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != "gem.envs":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run_init = spec.loader.exec_module
+
+        def exec_module(module: types.ModuleType) -> None:
+            if "reasoning_gym" in sys.modules:  # the game imported the real one first
+                return run_init(module)
+            stand_in = types.ModuleType("reasoning_gym")
+            stand_in.factory = types.SimpleNamespace(DATASETS=dict.fromkeys(self.datasets))  # type: ignore[attr-defined]
+            sys.modules["reasoning_gym"] = stand_in
+            try:
+                run_init(module)
+            finally:
+                sys.modules.pop("reasoning_gym", None)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def light_gem(datasets: list[str]) -> None:
+    """GEM with its core only; ``gem.make`` and ``gem.register`` load the registry when first asked for, and the
+    registry is loaded without reasoning-gym (:class:`GemRegistryFinder`)."""
+    sys.meta_path.insert(0, GemRegistryFinder(datasets))
     light_package("gem")
     package: Any = sys.modules.get("gem")
     if package is None:
@@ -263,7 +298,7 @@ def main() -> None:
     os.dup2(null, 0)
     os.dup2(2, 1)  # the game's prints go where its errors go, never into the replies
     apply_limits(settings["rlimits"])
-    light_gem()
+    light_gem(settings["datasets"])
     host = Host(settings["file"])
     try:
         host.load()

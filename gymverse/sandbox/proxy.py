@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn
 
 import gem
+from gem.envs.registration import ENV_REGISTRY
 
 from gymverse.env.players import Moves
 from gymverse.env.registry import DeferComplexity, RebuildOnComplexity
@@ -180,6 +181,7 @@ class JailedFile:
                 "file": str(self.file),
                 "rlimits": limits.rlimits(),
                 "hang_s": max(0.1, limits.answer_seconds - DUMP_WAIT_S),
+                "datasets": [env_id[3:] for env_id in ENV_REGISTRY if env_id.startswith("rg:")],
             }
         )
         self.process = subprocess.Popen(
