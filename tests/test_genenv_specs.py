@@ -7,10 +7,12 @@ import re
 import gem
 import pytest
 import torch
+import tyro
 
 import gymverse  # noqa: F401  (registers the games)
+from gymverse.errors import BadInput
 from gymverse.genenv.attempts import play_specs, start_with
-from gymverse.genenv.config import GenEnvArgs
+from gymverse.genenv.config import GenEnvArgs, validate_genenv_args
 from gymverse.genenv.prompts import UniformSpecs, game_prompt, spec_text, warm_start_pairs
 from gymverse.genenv.rewards import env_reward_fn
 from gymverse.genenv.scoring import WrittenTask, group_advantages, p_histogram, score, summary
@@ -18,6 +20,8 @@ from gymverse.genenv.sides import env_settings, load_side
 from gymverse.genenv.specs import GameSpec, game_info, read_spec
 from gymverse.policy import load_policy
 from gymverse.policy.base import Generation
+from gymverse.run.env_table import normalization_keys
+from gymverse.run.plan import TurnSample
 
 GAMES = ["gymverse:GridCourier", "gymverse:MailSorter"]
 
@@ -78,6 +82,37 @@ def test_the_attempts_at_a_spec_replay_one_instance_at_its_complexity_and_parame
     start_with(game.unwrapped, specs[0])
     game.reset(seed=11)
     assert game.unwrapped.params[name] == high and game.unwrapped.complexity == 3
+
+
+def test_with_norm_scope_group_each_tasks_attempts_share_one_normalization(infos):
+    """genenv's --norm_scope group: the game space gives AgentStep --group_size = --attempts, and the copies that
+    play one task's attempts are one block of that size, so each task's turns are normalized together."""
+    specs = [
+        GameSpec("gymverse:MailSorter", 1, {}, 11),
+        GameSpec("gymverse:MailSorter", 2, {}, 12),
+        GameSpec("gymverse:GridCourier", 1, {}, 5),
+    ]
+    played = play_specs(load_policy("epsilon:0.5", seed=0), specs, 3, "no")
+    groups = [
+        {*normalization_keys([TurnSample(e.env_id, None, 0.0, e.copy) for e in episodes], "group", 3)}
+        for episodes in played
+    ]
+    assert [len(keys) for keys in groups] == [1, 1, 1]  # one normalization per task
+    assert groups[0] != groups[1]  # two tasks of one game are two groups
+
+
+@pytest.mark.parametrize(
+    "flags, error",
+    [
+        (["--group_size", "2"], "in genenv a group is the --attempts of one task"),
+        (["--norm_scope", "group", "--attempts", "1"], "give --attempts 2 or more"),
+        (["--task_space", "datasets", "--train_files", "x.parquet", "--norm_scope", "batch"], "datasets normalize"),
+    ],
+)
+def test_genenv_refuses_normalization_flags_it_cannot_honour(flags, error):
+    args = tyro.cli(GenEnvArgs, args=flags)
+    with pytest.raises(BadInput, match=error):
+        validate_genenv_args(args)
 
 
 def test_uniform_specs_and_warm_start_pairs_are_valid(infos):

@@ -185,7 +185,8 @@ def test_plugins_register_through_entry_points(monkeypatch, env_dir):
     calls = []
 
     def fake_entry_points(group):
-        assert group == "gymverse.envs"
+        if group != "gymverse.envs":
+            return []
         good = EntryPoint("good", "plugin_mod:register", group)
         bad = EntryPoint("bad", "no_such_plugin_module:register", group)
         return [good, bad]

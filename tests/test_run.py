@@ -290,11 +290,13 @@ def test_copies_in_one_block_of_group_size_share_their_reset_seed():
 
 
 def test_group_flags_are_checked():
-    validate_run_config(RunConfig(norm_scope="group", group_size=4, num_env=8))
+    from gymverse.train.args import TrainArgs, validate_train_args
+
+    validate_train_args(TrainArgs(norm_scope="group", group_size=4, num_env=8))
     with pytest.raises(BadInput, match="--group_size of 2 or more"):
-        validate_run_config(RunConfig(norm_scope="group"))
+        validate_train_args(TrainArgs(norm_scope="group"))
     with pytest.raises(BadInput, match=r"--group_size must lie in \[1, --num_env \(8\)\]"):
-        validate_run_config(RunConfig(group_size=9, num_env=8))
+        validate_train_args(TrainArgs(group_size=9, num_env=8))
 
 
 # -- one step's plan -------------------------------------------------------------------------------

@@ -221,6 +221,59 @@ def test_a_new_controller_is_one_class_whose_flags_and_checks_follow(controllers
     assert parse_train_args([]).__class__ is TrainArgs  # the built-in controllers' flags are TrainArgs' own
 
 
+def test_the_readmes_curriculum_example_runs_as_written(controllers, capsys):
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    example = readme[readme.index("**Your own curriculum**") :]
+    exec(example[example.index("```python\n") + 10 : example.index("```\n\n")], {"__name__": "readme_example"})
+    assert capsys.readouterr().out.split() == ["3"] and "hold" in controllers
+
+
+INSTALLED_CONTROLLER = """
+from dataclasses import dataclass
+
+from gymverse.curriculum import Curriculum
+
+
+class StairsCurriculum(Curriculum):
+    name = "stairs"
+
+    @dataclass
+    class Params:
+        stair_every: int = 2
+        \"\"\"stairs curriculum: batches per level.\"\"\"
+
+        def validate(self):
+            pass
+
+    def _next_complexity(self, env_id, state, rate, episodes, ceiling):
+        return state.complexity + 1
+"""
+
+
+def test_an_installed_packages_controller_is_a_curriculum_choice_and_a_broken_one_a_warning(tmp_path):
+    """A package declares its controllers in the entry-point group ``gymverse.curricula`` (here a distribution's
+    metadata on the path, as pip would install it): ``import gymverse`` imports them, so ``gymverse train`` offers
+    the controller and its flags; a plugin that fails to import is one warning, and the rest still work."""
+    (tmp_path / "stairs_plugin.py").write_text(INSTALLED_CONTROLLER)
+    dist = tmp_path / "stairs_plugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: stairs-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(
+        "[gymverse.curricula]\nstairs = stairs_plugin\nbroken = no_such_module_here\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    parse = (
+        "from gymverse.train.cli import parse_train_args\n"
+        "args = parse_train_args(['--curriculum', 'stairs', '--stair_every', '3'])\n"
+        "print(args.curriculum, args.stair_every)"
+    )
+    done = subprocess.run([sys.executable, "-c", parse], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["stairs", "3"]
+    assert "curriculum plugin broken was not registered" in done.stderr and "no_such_module_here" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 # -- a run ---------------------------------------------------------------------------------------
 def test_a_short_run_leaves_logs_checkpoints_state_and_figure(micro_model, tmp_path):
     run_dir = train_from_argv(short_run(micro_model, tmp_path, "--env_sampling", "mixed"))

@@ -10,6 +10,8 @@ A controller is one class, a subclass of :class:`Curriculum` that declares
 * ``_next_complexity``: one batch's success rate in, the environment's next complexity out.
 
 The flags, their validation and the driver follow from that (``gymverse.curriculum.settings``, ``driver``).
+An installed package offers its own controllers through the entry-point group ``gymverse.curricula`` (a module
+that defines them); ``import gymverse`` imports those modules, so their names are ``--curriculum`` choices.
 ``update`` is called once per batch with that batch's episode outcomes for one environment. A controller never
 asks an environment for more than its highest complexity (``highest``) nor for more than ``max_complexity``.
 """

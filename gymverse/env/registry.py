@@ -37,6 +37,7 @@ from gymverse.errors import BadInput
 
 NAMESPACE = "gymverse"
 PLUGIN_GROUP = "gymverse.envs"
+CURRICULUM_GROUP = "gymverse.curricula"
 NOT_A_GAME = "not a game: the file defines no class (a script)"
 
 
@@ -362,17 +363,21 @@ def import_env_dir(path: str | Path, prefix: str | None = None) -> RegistrationR
 
 
 def register_plugins() -> RegistrationReport:
-    """Load the ``gymverse.envs`` entry points: a callable is called, a module is just imported."""
+    """Load the entry points of installed packages: in ``gymverse.envs`` a callable is called (it registers
+    games), a module is just imported (it registers on import); in ``gymverse.curricula`` a module is imported
+    (defining a :class:`~gymverse.curriculum.controllers.Curriculum` subclass registers its ``--curriculum``)."""
     report = RegistrationReport()
-    for point in entry_points(group=PLUGIN_GROUP):
-        try:
-            loaded = point.load()
-            if callable(loaded) and not inspect.isclass(loaded):
-                result = loaded()
-                if isinstance(result, RegistrationReport):
-                    report.merge(result)
-        except Exception as error:
-            report.failed[f"plugin {point.name}"] = _describe(error)
+    for group in (PLUGIN_GROUP, CURRICULUM_GROUP):
+        for point in entry_points(group=group):
+            try:
+                loaded = point.load()
+                if group == PLUGIN_GROUP and callable(loaded) and not inspect.isclass(loaded):
+                    result = loaded()
+                    if isinstance(result, RegistrationReport):
+                        report.merge(result)
+            except Exception as error:
+                kind = "plugin" if group == PLUGIN_GROUP else "curriculum plugin"
+                report.failed[f"{kind} {point.name}"] = _describe(error)
     return report
 
 

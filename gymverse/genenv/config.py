@@ -135,6 +135,16 @@ class GenEnvArgs(LoopConfig):
 
 def validate_genenv_args(args: GenEnvArgs) -> None:
     validate_loop_config(args)
+    if args.group_size != 1:
+        raise BadInput(
+            "--group_size is the native trainer's: in genenv a group is the --attempts of one task (--norm_scope group)"
+        )
+    if args.task_space == "games" and args.norm_scope == "group" and args.attempts < 2:
+        raise BadInput("--norm_scope group normalizes each task's --attempts together: give --attempts 2 or more")
+    if args.task_space == "datasets" and args.norm_scope != "env":
+        raise BadInput(
+            "--norm_scope is for --task_space games: datasets normalize the replies to each prompt together (GRPO)"
+        )
     require_at_least_one(
         args,
         "total_epochs",

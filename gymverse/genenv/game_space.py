@@ -91,9 +91,9 @@ class GameSpace(SavedFields):
         return args
 
     def attach(self, agent: Side) -> None:
-        # returns are normalized per game (--norm_scope is the native trainer's); an idle step is one without a
-        # valid task, counted by the space itself
-        settings = dataclasses.replace(self.args, norm_scope="env")
+        # --norm_scope group: a group is one task's --attempts, which play copies started from its seed; an idle
+        # step is one without a valid task, counted by the space itself
+        settings = dataclasses.replace(self.args, group_size=self.args.attempts)
         self.perpo = AgentStep(settings, self.table, agent.learn, self.seed)
 
     def scheduled_steps(self) -> int:

@@ -152,10 +152,6 @@ def validate_run_config(config: RunConfig) -> None:
         raise BadInput(f"--num_samples must be 1: each turn gets one reply from the policy (got {config.num_samples})")
     if config.temperature <= 0:
         raise BadInput(f"--temperature must be positive for sampling, got {config.temperature}")
-    if not 1 <= config.group_size <= config.num_env:
-        raise BadInput(f"--group_size must lie in [1, --num_env ({config.num_env})], got {config.group_size}")
-    if config.norm_scope == "group" and config.group_size < 2:
-        raise BadInput("--norm_scope group needs --group_size of 2 or more (copies that begin from one seed)")
     if not math.isfinite(config.learning_rate) or config.learning_rate < 0:
         raise BadInput(f"--learning_rate must be a non-negative number, got {config.learning_rate}")
 

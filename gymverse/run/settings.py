@@ -50,8 +50,8 @@ class ReturnSettings:
     """Normalize the returns per environment over the batch (PERPO); --no-norm_return trains on raw returns."""
     norm_scope: Literal["env", "batch", "group"] = "env"
     """Over which turns a return is normalized: env (each environment's turns in the batch, PERPO), batch (all
-    turns together) or group (the turns of the episodes whose copies began from one seed, GRPO's group; needs
-    --group_size of 2 or more). The native trainer only; OAT normalizes per environment."""
+    turns together) or group (the turns of the episodes whose copies began from one seed, GRPO's group: needs
+    --group_size of 2 or more; in genenv, each task's --attempts). OAT normalizes per environment."""
     group_size: int = 1
     """Copies of each training environment reset from one seed, so their episodes start from the same instance."""
     non_stop_penalty: float = 0.0

@@ -28,6 +28,11 @@ HOST = Path(__file__).with_name("host.py")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/localtime")
 # All bubblewrap (process 1 in the jail, readable there) gets of the caller's environment.
 LAUNCHER_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+# RLIMIT_NPROC sits this far above the watch's process limit. The kernel counts the jail's processes (bubblewrap's
+# too) against it and refuses a fork silently, so at the watch's own number a file's forks would stop one short of
+# the limit and never be named; a little above it, the watch sees them pass and names the limit in the file's row.
+# (The kernel exempts a real root from RLIMIT_NPROC: run as root, the watch is the only process limit.)
+PROCESS_HEADROOM = 8
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
@@ -54,7 +59,7 @@ class Limits:
             "RLIMIT_AS": self.memory_mb << 20,
             "RLIMIT_CPU": self.cpu_seconds,
             "RLIMIT_FSIZE": self.file_mb << 20,
-            "RLIMIT_NPROC": self.processes,
+            "RLIMIT_NPROC": self.processes + PROCESS_HEADROOM,
             "RLIMIT_NOFILE": self.open_files,
             "RLIMIT_CORE": 0,
         }

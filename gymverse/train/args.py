@@ -42,6 +42,10 @@ class TrainArgs(OatSettings, LoopConfig):  # OatSettings first: its flags come l
 def validate_train_args(args: TrainArgs) -> None:
     """:func:`validate_loop_config`, and the native trainer's own flags."""
     validate_loop_config(args)
+    if not 1 <= args.group_size <= args.num_env:
+        raise BadInput(f"--group_size must lie in [1, --num_env ({args.num_env})], got {args.group_size}")
+    if args.norm_scope == "group" and args.group_size < 2:
+        raise BadInput("--norm_scope group needs --group_size of 2 or more (copies that begin from one seed)")
     if args.seeds < 1:
         raise BadInput(f"--seeds must be at least 1, got {args.seeds}")
     for flag in ("jobs", "max_idle_steps", "before_after_n"):
