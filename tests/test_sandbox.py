@@ -306,6 +306,34 @@ def test_a_jails_memory_never_grows_past_its_limit_by_more_than_a_poll(traps):
         assert MEMORY_MB * 0.8 < peak[0] < MEMORY_MB + 200, (act, peak[0])
 
 
+def test_a_check_ends_with_a_look_at_the_limits_so_a_late_watch_changes_no_verdict(tmp_path):
+    """On a loaded machine the watch's thread may not run between a fork and the end of a short check: the judge
+    looks once more when a game's check ends, so the forks still fail the game, by name."""
+    game = tmp_path / "forker.py"
+    game.write_text(
+        "import os, time\n"
+        "from gem.core import Env\n"
+        "class Forker(Env):\n"
+        "    def reset(self, seed=None):\n"
+        "        return 'go', {}\n"
+        "    def step(self, action):\n"
+        "        for _ in range(80):\n"
+        "            if os.fork() == 0:\n"
+        "                time.sleep(30)\n"
+        "                os._exit(0)\n"
+        "        return 'done', 0.0, True, False, {}\n"
+    )
+    with JailedFile(game, SHORT) as jail:
+        jail.watch.stop()  # a watch that never gets to run
+        env = ProxyEnv(jail, "Forker")
+        env.reset()
+        env.step("x")
+        assert jail.broken == ""
+        jail.look()
+        assert jail.broken.startswith("exceeded the jail's 64-process limit"), jail.broken
+        assert jail.process.poll() is not None
+
+
 def test_the_synthesis_gates_refuse_a_payload_that_patches_and_forges(traps, embedder):
     from gymverse.synthesis.gates import GateSettings, JailGates
     from gymverse.synthesis.novelty import Novelty

@@ -142,6 +142,7 @@ def judge_file(
             env_id = (ids or {}).get(game["name"]) or f"{prefix}:{game['name']}"
             make = ProxyFactory(lambda: jail, game, defer=False)  # the game as it is: the checker says if it defers
             report = check_env(make, levels=levels, seeds=seeds, env_id=env_id)
+            jail.look()
             broke = jail.broken if jail.broken not in ("", "closed") else ""
             verdict.games.append(
                 GameVerdict(

@@ -30,7 +30,7 @@ from gymverse.env.visible import visible
 from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.host import HEADER, write_frame
 from gymverse.sandbox.jail import LAUNCHER_ENVIRONMENT, Limits, jail_command
-from gymverse.sandbox.watch import POLL_S, JailWatch
+from gymverse.sandbox.watch import POLL_S, JailWatch, descendants, over_limits
 
 REPLY_LIMIT = 16 << 20  # bytes of one reply
 # Lists and dicts of one reply, counted in its bytes before it is parsed (brackets inside strings count too):
@@ -323,6 +323,17 @@ class JailedFile:
     def output(self) -> str:
         """The last characters the file's code printed (its stderr and stdout)."""
         return self.tail.text()
+
+    def look(self) -> None:
+        """Hold the jail to its limits now, as the watch does at each poll: a verdict reached at the end of a check
+        then does not depend on whether the watch's thread ran in time (on a loaded machine it may not have)."""
+        if self.process.poll() is None and not self.exceeded:
+            inside = descendants(self.process.pid)[1:]
+            why = over_limits(inside, self.limits.memory_mb, self.limits.processes)
+            if why:
+                self._exceeded(why)
+                self.broken = visible(why)
+                self.close()
 
     def _exceeded(self, why: str) -> None:
         """The watch saw the jail pass a limit: kill it; the request waiting, or the next one, says why."""
