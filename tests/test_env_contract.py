@@ -224,6 +224,22 @@ def test_the_checker_refuses_values_a_trainer_cannot_use_from_a_game_in_this_pro
     assert report.verdict == "FAIL" and said in " ".join(report.problems()), str(report)
 
 
+def test_a_game_that_hangs_fails_once_and_the_checks_after_it_are_not_run():
+    """Each check would wait out its whole time limit on a game that hangs: the first hang is the finding."""
+
+    class Stuck(Countdown):
+        def step(self, action):
+            while True:
+                pass
+
+    report = check_env(Stuck, levels=[1, 2], seeds=1, hang_limit_s=0.3)
+    failed = report.failures()
+    assert [r.name for r in failed] == ["api"] and failed[0].detail.startswith("hang: no answer within")
+    after = report.results[[r.name for r in report.results].index("api") + 1 :]
+    assert after and all(r.passed is None and r.detail == "not run: the game hung in the api check" for r in after)
+    assert report.verdict == "FAIL"
+
+
 def test_a_success_that_is_not_a_bool_is_never_a_win():
     assert not episode_success({"success": "no"}, 0.0) and not episode_success({"success": 1}, 1.0)
     assert episode_success({"success": True}, 0.0) and not episode_success({"success": False}, 1.0)

@@ -141,6 +141,9 @@ def test_audit_dir_contains_every_payload(traps):
     assert "escape_envs:Control" in audited
     control = next(env for env in report["envs"] if env["env_id"] == "escape_envs:Control")
     assert not [p for p in control["correctness"]["problems"] if p["severity"] == "error"]
+    hung = next(env for env in report["envs"] if "hang_at_step" in env["env_id"])
+    reasons = [p["reason"] for p in hung["correctness"]["problems"]]
+    assert "hang" in reasons and "protocol" not in reasons and "crash" not in reasons, reasons  # found once, as a hang
     assert reached_the_terminal(done.stdout, done.stderr, *reports(output)) == []
     assert traps.breaches([done.stdout, done.stderr, *written(output), *written(traps.root / "cache")]) == []
 

@@ -479,11 +479,15 @@ def check_env(
         ("complexity timing", lambda: timing(make, *timing_levels(highest))),
         ("episode ends", lambda: check_episode_ends(make, edge_levels, min(seeds, 3))),
     ]
+    hung = ""  # the check a hang ended: a game that hangs fails once, not once per check at its time limit
     for name, run in checks:
         if run is None:
             report.results.append(
                 CheckResult(name, None, "the env has no oracle_action()", "no solver: solvability is unproven")
             )
+            continue
+        if hung:
+            report.results.append(CheckResult(name, None, f"not run: the game hung in the {hung} check"))
             continue
         try:
             with time_limit(hang_limit_s * max(1, len(levels) * seeds / 20)):
@@ -494,6 +498,7 @@ def check_env(
             report.results.append(CheckResult(name, False, str(failure)))
         except TimeoutError as error:
             report.results.append(CheckResult(name, False, f"hang: {error}"))
+            hung = name
         except Exception as error:
             report.results.append(CheckResult(name, False, f"raised {_error_text(error)}"))
     return report

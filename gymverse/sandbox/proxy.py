@@ -277,6 +277,10 @@ class JailedFile:
                 self._break(f"broke the protocol: {too_big}")
         except JailBroken:
             raise
+        except TimeoutError:  # the caller's own time limit (an alarm) ran out while the game worked: a hang
+            self.close()
+            self.broken = "hung: the caller's time limit ran out while waiting for the game"
+            raise
         except Exception as error:  # garbage in the channel
             self._break(f"broke the protocol: {type(error).__name__}: {str(error)[:200]}")
         except BaseException as error:  # a time limit or Ctrl-C mid-reply: the channel is out of step

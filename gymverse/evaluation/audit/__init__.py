@@ -5,6 +5,7 @@ reads that play three ways; ``write_audit_report`` turns the result into Markdow
 Games that are not ours are played here through their jailed proxies (``gymverse.sandbox``).
 """
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -77,11 +78,19 @@ def agents_for(target: EnvTarget, epsilons: list[float]) -> list[str]:
 
 
 def play_env(target: EnvTarget, config: AuditConfig) -> list[LevelPlay]:
-    plays = []
+    """Every agent at every level, but none at or above a level where the game hung: one hang is the finding,
+    and each repeat would cost the episode's whole time limit."""
+    plays: list[LevelPlay] = []
+    hung_at = math.inf
     for agent in agents_for(target, config.epsilons):
         count = config.solver_episodes if agent == SOLVER else config.episodes
         seeds = [config.seed + i for i in range(count)]
-        plays += [play_level(target, agent, level, seeds, config.episode_time_s) for level in config.levels]
+        for level in config.levels:
+            if level >= hung_at:
+                continue
+            plays.append(play_level(target, agent, level, seeds, config.episode_time_s))
+            if plays[-1].hung:
+                hung_at = level
     return plays
 
 

@@ -76,6 +76,10 @@ class LevelPlay:
         return sum(e.success for e in self.episodes) / len(self.episodes) if self.episodes else 0.0
 
     @property
+    def hung(self) -> bool:
+        return self.failure is not None and self.failure[0] == "hang"
+
+    @property
     def mismatches(self) -> list[EpisodeSummary]:
         """Episodes whose final reward and the game's own ``info["success"]`` disagree."""
         return [e for e in self.episodes if e.success_reported and (e.final_reward > 0) != e.success]
