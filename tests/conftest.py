@@ -35,20 +35,20 @@ GROUPS = "GYMVERSE_TEST_GROUPS"  # the file where the workers leave each grouped
 # workers on 2 cores). They are marked `slow` (`pytest -m "not slow"` is the quick loop) and start in this order,
 # so that the longest are under way from the first minute and no worker is left with a long one at the end.
 LONGEST_FIRST = [
-    "test_sandbox::test_audit_dir_contains_every_payload",
     "test_synthesis::scripted_run",
-    "test_sandbox::test_adopt_refuses_every_payload_and_adopts_the_control",
+    "test_sandbox::test_audit_dir_contains_every_payload",
     "test_gymverse_evaluation::test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates",
-    "test_sandbox::test_check_dir_contains_every_payload_and_passes_the_control",
-    "test_sandbox::test_what_each_payload_did_is_named_in_its_row",  # runs after the one above (RUNS_AFTER)
+    "test_synthesis::test_resume_after_a_kill_loses_and_repeats_nothing",
+    "test_sandbox::test_adopt_refuses_every_payload_and_adopts_the_control",
     "test_sandbox::test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control",
     "test_sandbox::test_eval_dir_gives_each_payload_its_rows_and_plays_the_control",
-    "test_genenv_loop::test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
-    "test_synthesis::test_resume_after_a_kill_loses_and_repeats_nothing",
+    "test_sandbox::test_eval_dir_with_a_model_policy_sends_the_endpoint_nothing_of_the_callers",
     "test_train_signal::test_the_same_run_gives_the_same_logs_beside_a_busy_process_another_hash_seed_and_more_workers",
     "test_experiments::test_a_quick_study_writes_its_table_figure_and_results_then_skips_what_is_done",
-    "test_sandbox::test_eval_dir_with_a_model_policy_sends_the_endpoint_nothing_of_the_callers",
+    "test_sandbox::test_check_dir_contains_every_payload_and_passes_the_control",
+    "test_sandbox::test_what_each_payload_did_is_named_in_its_row",  # runs after the one above (RUNS_AFTER)
     "test_genenv_loop::test_ctrl_c_finishes_the_step_saves_and_resume_ends_like_an_uninterrupted_run",
+    "test_genenv_loop::test_a_games_run_on_an_episode_budget_killed_and_resumed_ends_like_an_uninterrupted_one",
     "test_gymverse_evaluation::test_bad_settings_stop_the_script_with_one_line",
     "test_train::test_gymverses_four_games_train_on_cpu_from_the_untrained_tiny_model",
     "test_experiments::test_every_study_runs_end_to_end_on_the_smoke_budget",

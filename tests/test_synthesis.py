@@ -34,7 +34,7 @@ HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 
 
 def make_gates(embedder, answer_seconds: float = 5.0) -> JailGates:
-    limits = Limits(seconds=300, answer_seconds=answer_seconds, import_seconds=30, memory_mb=2048)
+    limits = Limits(seconds=300, answer_seconds=answer_seconds, import_seconds=10, memory_mb=2048)
     return JailGates(GateSettings(limits=limits), Novelty(embedder=embedder))
 
 
@@ -174,7 +174,7 @@ EXPECTED = {  # candidate -> (status, reason, a phrase of some gate's detail)
     "beekeeping-1": ("accepted", "", "graded"),
     "orchards-1": ("refused", "crash", "level 7"),
     "dovecotes-1": ("refused", "solver_fails", "solver lost"),
-    "stables-1": ("refused", "hang", "hung: no answer within 30 s"),
+    "stables-1": ("refused", "hang", "hung: no answer within 10 s"),
     "kennels-1": ("refused", "exit", "exited"),
     "mountain-surveys-1": ("refused", "near_duplicate", "gymverse:PeakFinder"),
     "granaries-1": ("refused", "no_code", "no ```python block"),

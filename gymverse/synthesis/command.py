@@ -50,7 +50,7 @@ def synthesize_command(
         api_key: The endpoint's API key (local servers need none).
     """
     from gymverse.sandbox import Limits
-    from gymverse.synthesis.gates import GateSettings, JailGates
+    from gymverse.synthesis.gates import GATE_ANSWER_S, GATE_IMPORT_S, GateSettings, JailGates
     from gymverse.synthesis.pipeline import Theme, read_themes
     from gymverse.synthesis.prompts import Prompts
     from gymverse.synthesis.run import adopt as adopt_folder
@@ -61,7 +61,8 @@ def synthesize_command(
     if min(count, concurrency) < 1 or repairs < 0 or time_limit <= 0 or memory_mb < 64:
         raise BadInput("--count and --concurrency must be >= 1, --repairs >= 0, --time-limit > 0, --memory-mb >= 64")
     # Games are judged under the ids the audit report gives them, so that the report can reuse the gates' play.
-    gates = JailGates(GateSettings(limits=Limits(seconds=time_limit, memory_mb=memory_mb), prefix=output.name))
+    limits = Limits(seconds=time_limit, answer_seconds=GATE_ANSWER_S, import_seconds=GATE_IMPORT_S, memory_mb=memory_mb)
+    gates = JailGates(GateSettings(limits=limits, prefix=output.name))
     if adopt is not None:
         if theme or themes or model:
             raise BadInput("--adopt judges existing files: give no themes and no --model with it")

@@ -26,7 +26,7 @@ from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailedFile, Limits, ProxyFactory
 from gymverse.sandbox.budget import Budget
 from gymverse.sandbox.folders import NOT_A_GAME, class_names, syntax_error
-from gymverse.sandbox.judge import GAMES_PER_FILE, out_of_time, too_many_games
+from gymverse.sandbox.judge import GAMES_PER_FILE, JUDGE_LIMITS, out_of_time, too_many_games
 from gymverse.sandbox.proxy import broken_reason
 from gymverse.synthesis.novelty import Novelty
 from gymverse.synthesis.verdicts import GateResult, Judgement
@@ -45,9 +45,16 @@ ADOPT_AUDIT = AuditConfig(
 GATED_BEFORE = ("checker:", "solver_fails", "no_solver")
 
 
+# A request's deadline and the import's, as `check --dir` has them: a candidate that hangs costs 10 s, not 30.
+GATE_ANSWER_S = JUDGE_LIMITS.answer_seconds
+GATE_IMPORT_S = JUDGE_LIMITS.import_seconds
+
+
 @dataclass
 class GateSettings:
-    limits: Limits = Limits(seconds=600.0, answer_seconds=30.0, memory_mb=2048)  # seconds: one file's own time
+    limits: Limits = Limits(  # seconds: one file's own time
+        seconds=600.0, answer_seconds=GATE_ANSWER_S, import_seconds=GATE_IMPORT_S, memory_mb=2048
+    )
     check_levels: tuple[int, ...] = tuple(CHECK_LEVELS)
     check_seeds: int = 5
     prefix: str = "candidate"
