@@ -40,6 +40,7 @@ LONGEST_FIRST = [
     "test_gymverse_evaluation::test_the_multi_model_workflow_runs_on_a_cpu_resumes_by_timestamp_and_aggregates",
     "test_synthesis::test_resume_after_a_kill_loses_and_repeats_nothing",
     "test_sandbox::test_adopt_refuses_every_payload_and_adopts_the_control",
+    "test_code_style::test_every_package_type_checks",  # mypy without its cache, as on a fresh clone
     "test_sandbox::test_the_synthesis_pipeline_refuses_every_payload_a_writer_answers_and_accepts_the_control",
     "test_sandbox::test_eval_dir_gives_each_payload_its_rows_and_plays_the_control",
     "test_sandbox::test_eval_dir_with_a_model_policy_sends_the_endpoint_nothing_of_the_callers",
@@ -77,7 +78,6 @@ LONGEST_FIRST = [
     "test_genenv_loop::test_game_space_end_to_end_with_a_garbage_writing_environment_policy",
     "test_genenv_loop::test_env_dir_registers_a_folder_of_games_for_the_run",
     "test_experiments::test_a_half_finished_run_resumes_from_its_checkpoint",
-    "test_code_style::test_every_package_type_checks",
     "test_train::test_ctrl_c_stops_at_the_end_of_a_step_with_a_checkpoint_and_resume_says_from_where",
     "test_evaluation::test_a_model_checkpoint_is_scored_for_format_errors_and_context_overflow",
     "test_genenv_budget::test_the_run_ends_once_the_budget_is_spent_whatever_a_step_plays",
