@@ -33,9 +33,10 @@ GOOD_DESIGN = json.loads((HERE / "designs" / "hive_census.json").read_text())
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile_envs"
 
 
-def make_gates(embedder, answer_seconds: float = 5.0) -> JailGates:
-    limits = Limits(seconds=300, answer_seconds=answer_seconds, import_seconds=10, memory_mb=2048)
-    return JailGates(GateSettings(limits=limits), Novelty(embedder=embedder))
+def make_gates(embedder, output: Path) -> JailGates:
+    """The gates as ``gymverse synthesize --output OUTPUT`` builds them: games judged under the report's ids."""
+    limits = Limits(seconds=300, answer_seconds=5.0, import_seconds=10, memory_mb=2048)
+    return JailGates(GateSettings(limits=limits, prefix=output.name), Novelty(embedder=embedder))
 
 
 def scripted_code(rule: str, answer: int = 0) -> str:
@@ -186,7 +187,15 @@ EXPECTED = {  # candidate -> (status, reason, a phrase of some gate's detail)
 def scripted_run(tmp_path_factory, embedder):
     output = tmp_path_factory.mktemp("synth") / "made"
     script = Script.load(SCRIPT)
-    gates = make_gates(embedder)
+    gates = make_gates(embedder, output)
+    replayed: list[str] = []  # games the audit report played again instead of taking the gates' play
+    audit = gates.audit
+
+    def audit_again(path, *args, **kwargs):
+        replayed.append(path.name)
+        return audit(path, *args, **kwargs)
+
+    gates.audit = audit_again  # type: ignore[method-assign]
     with ScriptedServer(script) as server:
         summary = synthesize(
             read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates, repairs=1, concurrency=3
@@ -195,7 +204,7 @@ def scripted_run(tmp_path_factory, embedder):
         again = synthesize(
             read_themes(HERE / "themes.txt"), scripted_writer(server), output, gates, repairs=1, concurrency=3
         )
-    return summary, again, served, script.log, output
+    return summary, again, served, script.log, output, replayed
 
 
 @pytest.mark.parametrize("candidate", sorted(EXPECTED))
@@ -208,7 +217,7 @@ def test_each_candidate_gets_the_right_verdict(scripted_run, candidate):
 
 
 def test_a_broken_game_is_repaired_by_the_second_answer(scripted_run):
-    summary, _, served, _, _ = scripted_run
+    summary, _, served, *_ = scripted_run
     record = next(r for r in summary.records if r["candidate"] == "safe-cracking-1")
     assert record["repair_rounds"] == 1 and record["status"] == "accepted"
     assert {"safe_cracker/code#0", "safe_cracker/code#1"} <= set(served)
@@ -217,7 +226,7 @@ def test_a_broken_game_is_repaired_by_the_second_answer(scripted_run):
 
 
 def test_the_manifest_records_every_candidate_with_its_costs(scripted_run):
-    summary, _, _, _, output = scripted_run
+    summary, *_, output, _ = scripted_run
     records = JsonlLog(output / "manifest.jsonl").read()
     assert sorted(r["candidate"] for r in records) == sorted(EXPECTED)
     for record in records:
@@ -237,6 +246,11 @@ def test_the_manifest_records_every_candidate_with_its_costs(scripted_run):
     assert "HiveCensus" in summary.audit["markdown"].read_text()
 
 
+def test_the_audit_report_takes_the_gates_play_instead_of_playing_again(scripted_run):
+    replayed, audit = scripted_run[5], scripted_run[0].audit["markdown"].read_text()
+    assert replayed == [] and "HiveCensus" in audit and "SafeCracker" in audit
+
+
 def test_accepted_games_load_and_play_like_library_games(scripted_run):
     output = scripted_run[4]
     assert sorted(p.name for p in output.glob("*.py")) == ["hive_census.py", "safe_cracker.py"]
@@ -252,7 +266,7 @@ def test_accepted_games_load_and_play_like_library_games(scripted_run):
 
 
 def test_a_second_run_repeats_nothing(scripted_run):
-    summary, again, served, log_after, _ = scripted_run
+    summary, again, served, log_after, *_ = scripted_run
     assert log_after == served  # not one request more
     assert again.records == summary.records
 
@@ -268,7 +282,7 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
         (source / path.name).write_text(path.read_text())
     (source / "dovecote_census.py").write_text(scripted_code("dovecote_census/code"))
     (source / "syntax_error.py").write_text("class Broken(:\n")
-    summary = adopt(source, Path("adopted"), make_gates(embedder), concurrency=2)
+    summary = adopt(source, Path("adopted"), make_gates(embedder, Path("adopted")), concurrency=2)
     verdicts = {r["candidate"]: (r["status"], r["reason"]) for r in summary.records}
     assert summary.errors == {}  # a job that raised is left for the next run, and its record is missing
     refused = dict(
@@ -291,7 +305,7 @@ def test_adopt_copies_only_what_passes_and_marks_games_without_a_solver(tmp_path
 
 def test_resume_after_a_kill_loses_and_repeats_nothing(tmp_path):
     """A run killed (SIGKILL) while waiting for the model resumes where it stopped: every answer served once. (One
-    game passes, so that the audit report of the games that passed, played again at the end, plays one.)"""
+    game passes, so that the audit report of the games that passed is written at the end.)"""
     themes = tmp_path / "themes.txt"
     themes.write_text("granaries\nsafe cracking\n")
     output = tmp_path / "made"

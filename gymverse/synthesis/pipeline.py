@@ -17,6 +17,7 @@ from rich.progress import TaskID
 
 from gymverse.console import progress_bars
 from gymverse.errors import BadInput
+from gymverse.evaluation.audit import EnvAudit
 from gymverse.synthesis.design import SCHEMA_HINT, parse_design
 from gymverse.synthesis.modules import code_hash, extract_code, snake_case
 from gymverse.synthesis.prompts import Prompts
@@ -111,6 +112,8 @@ class RunContext:
     examples: Callable[[str], tuple[str, str]]  # domain -> (example game's name, its source)
     journal: JsonlLog = field(init=False)
     replay: dict[tuple[str, str], dict] = field(init=False)
+    # The gates' play of each game that passed, by (file, class), so that the audit report need not play it again.
+    played: dict[tuple[str, str], EnvAudit] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.journal = JsonlLog(self.output / JOURNAL)
@@ -211,6 +214,8 @@ class CandidateRun:
                     file_name = f"{snake_case(str(judgement.class_name))}.py"
                     (self.ctx.output / file_name).write_text(code)
                     save_texts(self.ctx.output, self.candidate.id, judgement)
+                    if judgement.audit is not None:
+                        self.ctx.played[file_name, str(judgement.class_name)] = judgement.audit
                     return self.finish(record, judgement, code, file_name)
             prompt = self.ctx.prompts.render(
                 "repair_code", report=judgement.report(), code=code or "(no code)", **common

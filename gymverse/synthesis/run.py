@@ -115,7 +115,7 @@ def synthesize(
         return run
 
     errors = run_all({c.id: job(c) for c in candidates}, manifest, concurrency, Progress(console))
-    return finish(output, [c.id for c in candidates], errors, gates)
+    return finish(output, [c.id for c in candidates], errors, gates, played=ctx.played)
 
 
 def adopt(folder: Path, output: Path, gates: JailGates, concurrency: int = 4, console=None) -> RunSummary:
