@@ -20,6 +20,7 @@ from gymverse.env import (
     set_env_complexity,
     win,
 )
+from gymverse.env.core import LIBRARY_PACKAGE
 from gymverse.sandbox.folders import register_env_dir
 
 __all__ = [
@@ -35,7 +36,7 @@ __all__ = [
     "win",
 ]
 
-registration = register_library("gymverse.envs")
+registration = register_library(LIBRARY_PACKAGE)
 registration.merge(register_plugins())
 for _what, _error in registration.failed.items():
     warnings.warn(f"gymverse: {_what} was not registered: {_error}", stacklevel=2)

@@ -63,3 +63,10 @@ def require_at_least_one(flags: object, *names: str) -> None:
     for name in names:
         if getattr(flags, name) < 1:
             raise BadInput(f"--{name} must be at least 1, got {getattr(flags, name)}")
+
+
+def require_rate(flags: object, *names: str) -> None:
+    """Raise :class:`BadInput` for the first of the flags ``names`` (attributes of ``flags``) outside [0, 1]."""
+    for name in names:
+        if not 0.0 <= getattr(flags, name) <= 1.0:
+            raise BadInput(f"--{name} must lie in [0, 1], got {getattr(flags, name)}")

@@ -390,24 +390,18 @@ class Traps:
         """A folder of payload files (each act at each stage it is tried at) and the control game."""
         folder = self.root / name
         folder.mkdir(exist_ok=True)
-        paths = self.paths()
+        every_payload = {f"{place}_file": str(path) for place, path in self.paths().items()} | {
+            "secret_name": SECRET_NAME,
+            "port": self.port,
+            "canary": self.canary,
+            "marker": MARKER,
+            "hog_mb": HOG_MB,
+            "two_gb": TWO_GB,
+            "forged": FORGED,
+        }
         for name, act in acts.items():
             for stage in STAGES if name in AT_EVERY_STAGE else stages if name in AT_BOTH_STAGES else stages[-1:]:
-                source = TEMPLATE.format(
-                    secret_name=SECRET_NAME,
-                    port=self.port,
-                    canary=self.canary,
-                    home_file=str(paths["home"]),
-                    cwd_file=str(paths["cwd"]),
-                    tmp_file=str(paths["tmp"]),
-                    outside_file=str(paths["outside"]),
-                    marker=MARKER,
-                    hog_mb=HOG_MB,
-                    act=act,
-                    stage=stage,
-                    two_gb=TWO_GB,
-                    forged=FORGED,
-                )
+                source = TEMPLATE.format(act=act, stage=stage, **every_payload)
                 (folder / f"{MARKER}_{name}_at_{stage}.py").write_text(textwrap.dedent(source))
         for name, poison in POISONS.items():
             (folder / f"{MARKER}_value_{name}.py").write_text(poisoned(poison))

@@ -71,7 +71,7 @@ def test_the_chosen_controller_takes_its_flags():
         ({"train_difficulty": 5, "max_difficulty": 3}, "--max_difficulty"),
         ({"eval_difficulty": "1|x"}, "--eval_difficulty"),
         ({"eval_wrappers": "concat|concat|concat"}, "--eval_wrappers has 3 values"),
-        ({"up_threshold": 1.5}, "--up_threshold is a success rate"),
+        ({"up_threshold": 1.5}, "--up_threshold must lie in \\[0, 1\\]"),
         ({"curriculum": "alpha", "k_min": -0.1}, "--k_min"),
         ({"curriculum": "ratchet", "ratchet_min_episodes": 0}, "--ratchet_min_episodes"),
     ],

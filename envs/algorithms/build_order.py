@@ -4,7 +4,6 @@ from gymverse.env import EvolvableEnv, Feedback, expect_command, lose, parse_ind
 
 
 class BuildOrder(EvolvableEnv):
-    domain = "algorithms"
     max_complexity = 200
     complexity_params = {"required": (4, 22), "distractors": (3, 16), "spare_turns": (6, 0)}
     param_variance = {"required": 2, "distractors": 2}

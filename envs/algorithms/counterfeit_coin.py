@@ -23,7 +23,6 @@ def weighings_needed(coins: int) -> int:
 
 
 class CounterfeitCoin(EvolvableEnv):
-    domain = "algorithms"
     max_complexity = 200
     complexity_params = {"coins": (4, 60), "spare_weighings": (3, 0)}
     param_variance = {"coins": 4}

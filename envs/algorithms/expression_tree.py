@@ -21,7 +21,6 @@ DESCRIPTIONS = {
 
 
 class ExpressionTree(EvolvableEnv):
-    domain = "algorithms"
     max_complexity = 200
     complexity_params = {"operations": (2, 16), "if_share": (0.2, 0.5), "spare_inspects": (4, 0)}
     param_variance = {"operations": 2, "if_share": 0.05}

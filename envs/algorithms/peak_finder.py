@@ -15,7 +15,6 @@ RULES = (
 
 
 class PeakFinder(EvolvableEnv):
-    domain = "algorithms"
     max_complexity = 200
     complexity_params = {"length": (8, 4000), "spare_reads": (12, 1)}
     param_variance = {"length": 2, "spare_reads": 1}

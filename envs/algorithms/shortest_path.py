@@ -18,7 +18,6 @@ from gymverse.env import (
 
 
 class ShortestPath(EvolvableEnv):
-    domain = "algorithms"
     max_complexity = 200
     complexity_params = {"towns": (6, 30), "extra_roads": (2, 16), "spare_queries": (4, 0)}
     param_variance = {"towns": 2, "extra_roads": 2}

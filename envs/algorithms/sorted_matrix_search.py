@@ -4,7 +4,6 @@ from gymverse.env import EvolvableEnv, Feedback, InvalidAction, lose, parse_inde
 
 
 class SortedMatrixSearch(EvolvableEnv):
-    domain = "algorithms"
     max_complexity = 200
     complexity_params = {"rows": (3, 14), "cols": (4, 18), "spare_reads": (4, 0)}
     param_variance = {"rows": 1, "cols": 2}

@@ -115,7 +115,6 @@ def parse_shot(command: str, size: int) -> Cell:
 
 
 class Battleship(EvolvableEnv):
-    domain = "games"
     max_complexity = 100
     complexity_params = {"size": (5, 10), "ships": (2, 5), "spare_percent": (70, 10)}
     param_variance = {"size": 1, "spare_percent": 5}

@@ -125,7 +125,6 @@ def solver_need(secret: str, symbols: str) -> int:
 
 
 class CodeLock(EvolvableEnv):
-    domain = "games"
     max_complexity = 200
     complexity_params = {"length": (3, 5), "symbols": (4, 8), "spare_guesses": (6, 1)}
     param_variance = {"symbols": 1, "spare_guesses": 1}

@@ -18,7 +18,6 @@ RULES = (
 
 
 class GridCourier(EvolvableEnv):
-    domain = "games"
     max_complexity = 200
     complexity_params = {"size": (3, 10), "stops": (1, 4), "spare_moves": (6, 0)}
     param_variance = {"size": 1, "spare_moves": 1}

@@ -98,7 +98,6 @@ def solver_need(rows: int, cols: int, treasure: tuple[int, int]) -> int:
 
 
 class HotColdTreasure(EvolvableEnv):
-    domain = "games"
     max_complexity = 200
     complexity_params = {"rows": (6, 24), "cols": (8, 32), "spare_digs": (8, 1)}
     param_variance = {"rows": 2, "cols": 2, "spare_digs": 1}

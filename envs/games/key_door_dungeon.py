@@ -52,7 +52,6 @@ def grid(height: int, width: int) -> Grid:
 
 
 class KeyDoorDungeon(EvolvableEnv):
-    domain = "games"
     max_complexity = 100
     complexity_params = {"width": (3, 5), "height": (3, 5), "locks": (1, 4), "spare_percent": (80, 15)}
     param_variance = {"width": 1, "height": 1, "spare_percent": 5}

@@ -103,7 +103,6 @@ def parse_press(command: str, rows: int, cols: int) -> int:
 
 
 class LightsOut(EvolvableEnv):
-    domain = "games"
     max_complexity = 71  # the 27 x 35 board of level 72 has 2**27 press sets that change nothing
     complexity_params = {"rows": (3, 6), "cols": (3, 7), "scramble": (3, 12), "spare_presses": (6, 0)}
     param_variance = {"scramble": 1, "spare_presses": 1}

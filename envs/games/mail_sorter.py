@@ -42,7 +42,6 @@ RULES = "Post office: put each letter in the bin of its city (bins: %s).\nComman
 
 
 class MailSorter(EvolvableEnv):
-    domain = "games"
     max_complexity = 200
     complexity_params = {"letters": (2, 8), "bins": (3, 12), "spare_mistakes": (2, 0)}
     param_variance = {"letters": 1, "bins": 1}

@@ -56,7 +56,6 @@ def parse_take(command: str, heaps: int, largest_take: int) -> tuple[int, int]:
 
 
 class TakeAwayDuel(EvolvableEnv):
-    domain = "games"
     max_complexity = 200
     complexity_params = {"heaps": (1, 4), "max_heap": (9, 20), "take_options": (2, 4), "opponent_skill": (0.3, 1.0)}
     param_variance = {"max_heap": 2, "opponent_skill": 0.1}

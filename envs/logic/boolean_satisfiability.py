@@ -59,7 +59,6 @@ def clause_list(mask: int) -> str:
 
 
 class BooleanSatisfiability(EvolvableEnv):
-    domain = "logic"
     max_complexity = 50
     complexity_params = {"variables": (4, 16), "clause_ratio": (3.0, 4.2), "spare_moves": (4, 0)}
     param_variance = {"variables": 1, "spare_moves": 1}

@@ -34,7 +34,6 @@ def planted_graph(hidden: list[int], edges: int, rng) -> list[list[int]]:
 
 
 class GraphColoring(EvolvableEnv):
-    domain = "logic"
     max_complexity = 200
     complexity_params = {"vertices": (6, 15), "mean_degree": (2.0, 4.0), "spare_moves": (3, 0)}
     param_variance = {"vertices": 1, "mean_degree": 0.3, "spare_moves": 1}

@@ -59,7 +59,6 @@ def features(length: int) -> tuple[tuple[str, int], ...]:
 
 
 class HiddenRuleInduction(EvolvableEnv):
-    domain = "logic"
     max_complexity = 75
     complexity_params = {
         "conditions": (1, 3),

@@ -51,7 +51,6 @@ def rule_number(command: str, count: int) -> int:
 
 
 class HornClauseProof(EvolvableEnv):
-    domain = "logic"
     max_complexity = 200
     complexity_params = {"proof_steps": (3, 11), "distractors": (2, 14), "spare_applications": (4, 1)}
     param_variance = {"proof_steps": 1, "distractors": 2, "spare_applications": 1}

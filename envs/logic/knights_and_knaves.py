@@ -28,7 +28,6 @@ def _rules(n: int, knights: int, budget: int) -> str:
 
 
 class KnightsAndKnaves(EvolvableEnv):
-    domain = "logic"
     max_complexity = 200
     complexity_params = {"islanders": (4, 13), "spare_questions": (4, 0)}
     param_variance = {"islanders": 1, "spare_questions": 1}

@@ -52,7 +52,6 @@ def value_lines(attributes: int, n: int) -> str:
 
 
 class ZebraPuzzle(EvolvableEnv):
-    domain = "logic"
     max_complexity = 200
     complexity_params = {"houses": (3, 5), "attributes": (3, 5), "mistakes_allowed": (2, 0)}
     param_variance = {"houses": 0.6, "attributes": 0.6}

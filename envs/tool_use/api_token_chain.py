@@ -41,7 +41,6 @@ def old_email(who: dict) -> str:
 
 
 class ApiTokenChain(EvolvableEnv):
-    domain = "tool_use"
     max_complexity = 200
     complexity_params = {
         "hops": (1, 6),

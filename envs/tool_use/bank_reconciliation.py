@@ -83,7 +83,6 @@ def instructions(rule_names: tuple[str, ...]) -> str:
 
 
 class BankReconciliation(EvolvableEnv):
-    domain = "tool_use"
     max_complexity = 40  # pages would hold no transaction from level 42 on
     complexity_params = {"transactions": (8, 40), "page_size": (5, 4), "rules": (1, 3), "spare_turns": (3, 2)}
     param_variance = {"transactions": 3}

@@ -87,7 +87,6 @@ Example: \\boxed{{ls /}}"""
 
 
 class FileSystemHunt(EvolvableEnv):
-    domain = "tool_use"
     max_complexity = 75  # distinct file sizes run out at level 120
     complexity_params = {"parts": (2, 6), "dirs": (4, 30), "files_per_dir": (3, 7), "spare_turns": (6, 3)}
     param_variance = {"dirs": 3, "files_per_dir": 1}

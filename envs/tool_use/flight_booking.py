@@ -43,7 +43,6 @@ OPENING = (
 
 
 class FlightBooking(EvolvableEnv):
-    domain = "tool_use"
     max_complexity = 60  # distinct flight numbers run out from level 88 on (reset never ends)
     complexity_params = {"legs": (1, 4), "flights": (4, 10), "rules": (1, 5), "spare_turns": (3, 2)}
     param_variance = {"flights": 1}

@@ -68,7 +68,6 @@ def book_commands(days: int, length: int) -> tuple[str, ...]:
 
 
 class MeetingScheduler(EvolvableEnv):
-    domain = "tool_use"
     max_complexity = 60  # the meeting no longer fits in a day from level 75 on
     complexity_params = {
         "attendees": (2, 6),

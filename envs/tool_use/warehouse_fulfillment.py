@@ -48,7 +48,6 @@ COMMANDS = (
 
 
 class WarehouseFulfillment(EvolvableEnv):
-    domain = "tool_use"
     max_complexity = 75  # bin labels run out from level 90 on
     complexity_params = {
         "lines": (1, 4),

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
-from gymverse.errors import BadInput
+from gymverse.errors import BadInput, require_at_least_one, require_rate
 from gymverse.seeds import keyed_rng
 
 CONTROLLERS: dict[str, type["Curriculum"]] = {}
@@ -147,8 +147,7 @@ class AlphaParams:
     """alpha curriculum: the level moves only when success is further than this from --alpha."""
 
     def validate(self) -> None:
-        if not 0.0 <= self.alpha <= 1.0:
-            raise BadInput(f"--alpha must lie in [0, 1], got {self.alpha}")
+        require_rate(self, "alpha")
         if self.k_min < 0:
             raise BadInput(f"--k_min must be >= 0, got {self.k_min}")
 
@@ -178,10 +177,8 @@ class RatchetParams:
     """ratchet curriculum: episodes at the current level before a move is considered."""
 
     def validate(self) -> None:
-        if not 0.0 <= self.ratchet_accuracy <= 1.0:
-            raise BadInput(f"--ratchet_accuracy must lie in [0, 1], got {self.ratchet_accuracy}")
-        if self.ratchet_min_episodes < 1:
-            raise BadInput(f"--ratchet_min_episodes must be at least 1, got {self.ratchet_min_episodes}")
+        require_rate(self, "ratchet_accuracy")
+        require_at_least_one(self, "ratchet_min_episodes")
 
 
 @dataclass

@@ -24,6 +24,8 @@ from gymverse.env.complexity import ParamLine, check_params, draw_params, param_
 from gymverse.env.evolve import Streaks, Thresholds, check_success_rate, threshold_step
 from gymverse.env.parsing import InvalidAction, extract_boxed
 
+LIBRARY_PACKAGE = "gymverse.envs"  # the built-in games: gymverse.envs.<domain>.<module>
+
 FORMAT_HINT = "Reply with exactly one command inside \\boxed{...}, for example \\boxed{%s}."
 
 
@@ -88,6 +90,8 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
     * ``oracle_action()``: a correct next reply from the current state, boxed; ``None`` once the episode is over.
     * ``random_action(rng)``: a random well-formed reply, drawn from ``rng`` (never the game's own ``self.rng``).
     * ``evolve(success_rate, ...)``: GymVerse's threshold rule, for GymVerse code (see :meth:`evolve`).
+
+    ``domain`` is what the game is about; a built-in game's is the name of its folder in ``envs/``.
     """
 
     domain: ClassVar[str] = "misc"
@@ -95,6 +99,12 @@ class EvolvableEnv(ComplexityKnob, gem.Env):
     param_variance: ClassVar[dict[str, float]] = {}
     example_command: ClassVar[str] = "command"
     invalid_reward: ClassVar[float] = -0.1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        package = cls.__module__.rpartition(".")[0]
+        if "domain" not in vars(cls) and package.startswith(f"{LIBRARY_PACKAGE}."):
+            cls.domain = package.rpartition(".")[2]
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ It lives here, in the env contract, because the contract may not import the curr
 
 from dataclasses import dataclass
 
-from gymverse.errors import BadInput
+from gymverse.errors import require_at_least_one, require_rate
 
 
 @dataclass
@@ -33,12 +33,8 @@ class Thresholds:
     """threshold curriculum: batches in a row at or below --down_threshold before a level down."""
 
     def validate(self) -> None:
-        for flag in ("up_threshold", "down_threshold"):
-            if not 0.0 <= getattr(self, flag) <= 1.0:
-                raise BadInput(f"--{flag} is a success rate: it must lie in [0, 1], got {getattr(self, flag)}")
-        for flag in ("up_steps", "down_steps"):
-            if getattr(self, flag) < 1:
-                raise BadInput(f"--{flag} must be at least 1, got {getattr(self, flag)}")
+        require_rate(self, "up_threshold", "down_threshold")
+        require_at_least_one(self, "up_steps", "down_steps")
 
 
 def check_success_rate(rate: float) -> float:

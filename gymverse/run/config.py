@@ -17,7 +17,7 @@ from typing import Literal
 
 from gymverse.curriculum import CurriculumSettings, validate_curriculum
 from gymverse.env.id_lists import split_env_ids
-from gymverse.errors import BadInput, require_at_least_one
+from gymverse.errors import BadInput, require_at_least_one, require_rate
 from gymverse.run.settings import (
     BatchSettings,
     EnvSettings,
@@ -117,10 +117,8 @@ def validate_run_config(config: RunConfig) -> None:
     """Raise :class:`BadInput` for values no trainer can run with."""
     if not train_env_ids(config):
         raise BadInput("--env_id is empty; give one or more environment ids joined by '|'")
-    if config.num_env < 1:
-        raise BadInput(f"--num_env must be at least 1, got {config.num_env}")
-    if not 0.0 <= config.gamma <= 1.0:
-        raise BadInput(f"--gamma must lie in [0, 1], got {config.gamma}")
+    require_at_least_one(config, "num_env")
+    require_rate(config, "gamma")
     validate_curriculum(config)
     try:
         levels = eval_levels(config)
