@@ -78,20 +78,21 @@ def agents_for(target: EnvTarget, epsilons: list[float]) -> list[str]:
 
 
 def play_env(target: EnvTarget, config: AuditConfig) -> list[LevelPlay]:
-    """Every agent at every level, but none at or above a level where the game hung: one hang is the finding,
-    and each repeat would cost the episode's whole time limit."""
+    """Every agent at every level, but none at or above a level where the game hung or broke its jail: that is
+    the finding once, and each repeat would cost a time limit or a new jail."""
     plays: list[LevelPlay] = []
-    hung_at = math.inf
     for agent in agents_for(target, config.epsilons):
         count = config.solver_episodes if agent == SOLVER else config.episodes
         seeds = [config.seed + i for i in range(count)]
         for level in config.levels:
-            if level >= hung_at:
-                continue
-            plays.append(play_level(target, agent, level, seeds, config.episode_time_s))
-            if plays[-1].hung:
-                hung_at = level
+            if level < first_stop(plays):
+                plays.append(play_level(target, agent, level, seeds, config.episode_time_s))
     return plays
+
+
+def first_stop(plays: list[LevelPlay]) -> float:
+    """The lowest level at which the game hung or broke its jail (infinity where it never did)."""
+    return min((p.level for p in plays if p.stopped_the_game), default=math.inf)
 
 
 def unmeasured(target: EnvTarget, config: AuditConfig, reason: str, detail: str) -> EnvAudit:
@@ -125,7 +126,8 @@ def audit_env(target: EnvTarget, config: AuditConfig, checked: CheckReport | Non
         return unmeasured(target, config, reason, f"building the env: {type(error).__name__} {error}".strip())
     audit = EnvAudit(target.env_id, target.domain, plays)
     if "correctness" in config.sections:
-        checker_levels = list(range(1, config.checker_max_level + 1))
+        # The checker would stop the game at that level again.
+        checker_levels = [level for level in range(1, config.checker_max_level + 1) if level < first_stop(plays)]
         audit.correctness = audit_correctness(
             target, plays, checker_levels, config.checker_seeds, config.episode_time_s, checked
         )

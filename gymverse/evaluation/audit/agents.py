@@ -70,14 +70,17 @@ class LevelPlay:
     episodes: list[EpisodeSummary] = field(default_factory=list)
     transcript: Transcript | None = None  # the first episode in full
     failure: tuple[str, str] | None = None  # (reason, detail) that stopped play at this level
+    jail_broken: bool = False  # the failure ended the game's jail: it exited, hung, or broke a limit or the protocol
 
     @property
     def success_rate(self) -> float:
         return sum(e.success for e in self.episodes) / len(self.episodes) if self.episodes else 0.0
 
     @property
-    def hung(self) -> bool:
-        return self.failure is not None and self.failure[0] == "hang"
+    def stopped_the_game(self) -> bool:
+        """The game hung or broke its jail here: playing it again at this level or above would find the same fault
+        again, at the cost of a time limit or a new jail each time."""
+        return self.jail_broken or (self.failure is not None and self.failure[0] == "hang")
 
     @property
     def mismatches(self) -> list[EpisodeSummary]:
@@ -116,6 +119,7 @@ def play_level(target: EnvTarget, agent: str, level: int, seeds: list[int], epis
     except TimeoutError as failure:
         record.failure = ("hang", str(failure))
     except Exception as error:
+        record.jail_broken = isinstance(error, JailBroken)
         record.failure = (
             error.reason if isinstance(error, JailBroken) else "crash",
             f"{type(error).__name__}: {error}",

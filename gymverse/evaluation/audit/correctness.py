@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from gymverse.env.checker import CheckReport, check_env, time_limit
+from gymverse.env.checker import CheckReport, CheckResult, check_env, time_limit
 from gymverse.env.players import random_move
 from gymverse.env.success import episode_success
 from gymverse.evaluation.audit.agents import RANDOM, SOLVER, LevelPlay, replay
@@ -56,14 +56,20 @@ def audit_correctness(
     episode_time_s: float = 10.0,
     checked: CheckReport | None = None,
 ) -> Correctness:
-    """Check ``target`` with the env checker (or take ``checked``, its report when the caller already ran it)
-    and read the agents' ``plays`` for reward and replay faults."""
+    """Check ``target`` with the env checker at ``checker_levels`` (or take ``checked``, its report when the caller
+    already ran it; no levels: the play hung or broke the game's jail at level 1, and the checker would too) and read the agents' ``plays``
+    for reward and replay faults."""
     result = Correctness()
 
     def problem(reason: str, detail: str, severity: str = "error") -> None:
         result.problems.append(Problem(target.env_id, "correctness", reason, severity, detail))
 
-    report = checked or check_env(target.make, levels=checker_levels, seeds=checker_seeds, env_id=target.env_id)
+    if checked:
+        report = checked
+    elif checker_levels:
+        report = check_env(target.make, levels=checker_levels, seeds=checker_seeds, env_id=target.env_id)
+    else:  # the play stopped the game at level 1, where every check starts
+        report = CheckReport(target.env_id, [CheckResult("checker", None, "not run: the game stopped at level 1")])
     for check in report.results:
         result.checker.append(
             {"name": check.name, "passed": check.passed, "detail": check.detail, "warning": check.warning}
@@ -100,7 +106,7 @@ def audit_correctness(
         problem("no_solver", "the env has no oracle_action(), so solvability is unproven", "warning")
 
     farming_ruled_out = True  # no repeated or malformed move earned anything, at every level it was tried
-    for level in sorted({p.level for p in plays} - {p.level for p in plays if p.hung}):  # a hang is found once
+    for level in sorted({p.level for p in plays} - {p.level for p in plays if p.stopped_the_game}):  # found once
         try:
             with time_limit(episode_time_s):
                 paid = rewards_without_progress(target, level, seed=level)
