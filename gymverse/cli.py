@@ -204,7 +204,7 @@ def check(
                 levels=levels[:10],
                 seeds=min(seeds, 3),
                 workers=workers,
-                limits=Limits(seconds=time_limit, answer_seconds=10.0, import_seconds=30.0, memory_mb=memory_mb),
+                limits=Limits(seconds=time_limit, import_seconds=30.0, memory_mb=memory_mb),
                 resume=not fresh,
                 on_verdict=show,
             )

@@ -27,7 +27,7 @@ from gymverse.sandbox.proxy import JailedFile, ProxyFactory
 
 CHECK_LEVELS = list(range(1, 11))
 CHECK_SEEDS = 3
-JUDGE_LIMITS = Limits(seconds=180.0, answer_seconds=10.0, import_seconds=30.0)  # a file's own time; a request; import
+JUDGE_LIMITS = Limits(seconds=180.0, import_seconds=30.0)  # a file's own time; its import
 GAMES_PER_FILE = 100  # a file that defines more classes is refused (each game costs the judge its own work)
 # What decides a verdict here: a journal written by other code is not resumed.
 CHECKER_VERSION = hashlib.sha256(
