@@ -7,7 +7,12 @@ registered and what failed (a failure is also a warning).
 
 import warnings
 
-from gymverse.env import (
+from gymverse.cache import cache_dir
+from gymverse.gem_import import import_gem
+
+import_gem(cache_dir())  # before anything of gymverse imports GEM: its registry without reasoning-gym
+
+from gymverse.env import (  # noqa: E402
     EvolvableEnv,
     Feedback,
     InvalidAction,
@@ -20,8 +25,8 @@ from gymverse.env import (
     set_env_complexity,
     win,
 )
-from gymverse.env.core import LIBRARY_PACKAGE
-from gymverse.sandbox.folders import register_env_dir
+from gymverse.env.core import LIBRARY_PACKAGE  # noqa: E402
+from gymverse.sandbox.folders import register_env_dir  # noqa: E402
 
 __all__ = [
     "EvolvableEnv",

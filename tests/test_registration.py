@@ -221,6 +221,32 @@ def test_the_library_registers_by_module_class_entries_without_importing_games()
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "0"
 
 
+def test_gem_is_imported_without_reasoning_gym_once_its_names_are_saved_and_rg_ids_still_work(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys, gymverse, gem; ids = [i for i in gem.envs.registration.ENV_REGISTRY if i[:3] == 'rg:'];"
+        "print(json.dumps(['reasoning_gym' in sys.modules, ids]))"
+    )
+
+    def child(code: str = probe) -> list:
+        env = {"PATH": "/usr/bin:/bin", "GYMVERSE_CACHE": str(tmp_path)}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.splitlines()[-1])
+
+    cold, warm = child(), child()
+    assert cold[0] is True and warm[0] is False  # the first import reads the names from reasoning-gym and saves them
+    assert warm[1] == cold[1] and len(cold[1]) > 50  # the same ids, in the same order
+    [saved] = tmp_path.glob("reasoning-gym-*-datasets.json")
+    saved.write_text("{not json")
+    assert child() == cold and json.loads(saved.read_text()) == [i[3:] for i in cold[1]]  # a torn file is redone
+    made = "import json, gymverse, gem; env = gem.make('rg:basic_arithmetic'); print(json.dumps([len(env.ds) > 0]))"
+    assert child(made) == [True]  # a reasoning-gym game gets the real package
+
+
 def test_random_moves_come_from_the_players_rng_and_leave_the_games_random_alone(tmp_path):
     import random
     from pathlib import Path

@@ -15,7 +15,6 @@ This module uses the standard library only; :mod:`gymverse.sandbox.proxy` import
 
 import faulthandler
 import importlib
-import importlib.abc
 import importlib.util
 import inspect
 import json
@@ -30,6 +29,7 @@ from typing import Any
 
 HEADER = struct.Struct("!I")
 MESSAGE_CHARS = 2000  # of an exception's message
+PACKAGE = os.path.join(os.path.dirname(__file__), os.pardir)  # gymverse/: the host loads two of its files by path
 # A run of moves is answered in parts of at most this long or this large, so that a slow or wordy game
 # never meets the judge's answer deadline or reply size limit because it was asked for many steps at once.
 RUN_SECONDS = 1.0
@@ -82,42 +82,11 @@ def light_package(name: str) -> None:
     sys.modules[name] = package
 
 
-class GemRegistryFinder(importlib.abc.MetaPathFinder):
-    """Imports GEM's registry (``gem.envs``) with reasoning-gym's dataset names given instead of imported: the
-    registry imports reasoning-gym only to name its ``rg:*`` ids, which costs 0.8 s, most of a jail's start. The
-    ids are the same as outside, and a game that imports reasoning-gym itself gets the real package."""
-
-    def __init__(self, datasets: list[str]) -> None:
-        self.datasets = datasets
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name != "gem.envs":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None:
-            return spec
-        run_init = spec.loader.exec_module
-
-        def exec_module(module: types.ModuleType) -> None:
-            if "reasoning_gym" in sys.modules:  # the game imported the real one first
-                return run_init(module)
-            stand_in = types.ModuleType("reasoning_gym")
-            stand_in.factory = types.SimpleNamespace(DATASETS=dict.fromkeys(self.datasets))  # type: ignore[attr-defined]
-            sys.modules["reasoning_gym"] = stand_in
-            try:
-                run_init(module)
-            finally:
-                sys.modules.pop("reasoning_gym", None)
-
-        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
-        return spec
-
-
 def light_gem(datasets: list[str]) -> None:
     """GEM with its core only; ``gem.make`` and ``gem.register`` load the registry when first asked for, and the
-    registry is loaded without reasoning-gym (:class:`GemRegistryFinder`)."""
-    sys.meta_path.insert(0, GemRegistryFinder(datasets))
+    registry is loaded without reasoning-gym (``gymverse/gem_import.py``)."""
+    gem_import = load_by_path("gem_import", os.path.join(PACKAGE, "gem_import.py"))
+    sys.meta_path.insert(0, gem_import.GemRegistryFinder(datasets))
     light_package("gem")
     package: Any = sys.modules.get("gem")
     if package is None:
@@ -156,9 +125,7 @@ class Host:
         self.envs: dict[int, Any] = {}
         self.next_handle = 0
         # The judge's own players (standard library only): a random move is drawn alike in the jail and out of it.
-        self.players = load_by_path(
-            "judge_players", os.path.join(os.path.dirname(__file__), os.pardir, "env", "players.py")
-        )
+        self.players = load_by_path("judge_players", os.path.join(PACKAGE, "env", "players.py"))
 
     def load(self) -> None:
         self.module = load_by_path("jailed_" + os.path.splitext(os.path.basename(self.path))[0], self.path)
