@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator
 import gem
 
 from gymverse.env.core import EvolvableEnv
-from gymverse.env.players import Moves, RandomMoves, RepeatedMove, ScriptedMoves, epsilon_solver_move, random_move
+from gymverse.env.players import Moves, RandomMoves, RepeatedMove, ScriptedMoves, SolverMoves, random_move
 from gymverse.env.registry import DeferComplexity, PlaysInner, env_class
 from gymverse.env.success import INFERRED_NOTE, episode_success, success_is_reported
 from gymverse.env.values import reset_problem, step_problem
@@ -273,11 +273,7 @@ def check_determinism(make: Callable[[int], gem.Env], levels: Iterable[int], see
             for _ in range(2):
                 env = make(level)
                 picker = random.Random(seed)
-                choose = (
-                    (lambda e: epsilon_solver_move(e, picker, 0.3))
-                    if hasattr(env.unwrapped, "oracle_action")
-                    else RandomMoves(picker)
-                )
+                choose = SolverMoves(picker, 0.3) if hasattr(env.unwrapped, "oracle_action") else RandomMoves(picker)
                 traces.append(play(env, choose, seed, DETERMINISM_STEPS)[0])
             if traces[0] != traces[1]:
                 first = (
@@ -294,7 +290,7 @@ def check_solver(make: Callable[[int], gem.Env], levels: Iterable[int], seeds: i
     for level in levels:
         env = make(level)
         for seed in range(seeds):
-            if not won(*play(env, _oracle, seed)):
+            if not won(*play(env, SolverMoves(random.Random(seed)), seed)):
                 lost.append((level, seed))
     if lost:
         raise CheckFailure(f"solver lost {len(lost)} episodes, first at (level, seed) = {lost[:5]}")
@@ -376,7 +372,9 @@ def check_complexity_timing(make: Callable[[int], gem.Env], start: int = 2, targ
     the module-level ``random`` (which ``reset(seed)`` seeds) are judged fairly.
     """
     plain, changed = make(start), make(start)
-    choose = _oracle if hasattr(plain.unwrapped, "oracle_action") else RandomMoves(random.Random(0))
+    choose = (
+        SolverMoves(random.Random(0)) if hasattr(plain.unwrapped, "oracle_action") else RandomMoves(random.Random(0))
+    )
     actions: list[Any] = []
     expected, _ = play(plain, choose, 7, actions=actions)
     trace = [(_reset(changed, 7),)]

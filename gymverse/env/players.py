@@ -58,8 +58,8 @@ class Moves:
         raise NotImplementedError
 
     def spec(self) -> dict:
-        """What a jail needs to choose the next moves: ``{"random": seed}``, ``{"repeat": reply}`` or
-        ``{"script": replies}``."""
+        """What a jail needs to choose the next moves: ``{"random": seed}``, ``{"solver": epsilon, "random": seed}``,
+        ``{"repeat": reply}`` or ``{"script": replies}``."""
         raise NotImplementedError
 
     def take(self, chosen: Any) -> Any:
@@ -77,6 +77,20 @@ class RandomMoves(Moves):
 
     def spec(self) -> dict:
         return {"random": self.rng.getrandbits(64)}
+
+
+class SolverMoves(Moves):
+    """The epsilon-solver (:func:`epsilon_solver_move`) drawing from ``rng``; ``epsilon=0`` is the solver itself."""
+
+    def __init__(self, rng: random.Random, epsilon: float = 0.0) -> None:
+        self.rng = rng
+        self.epsilon = epsilon
+
+    def __call__(self, env: Any) -> str:
+        return epsilon_solver_move(env, self.rng, self.epsilon)
+
+    def spec(self) -> dict:
+        return {"solver": self.epsilon, "random": self.rng.getrandbits(64)}
 
 
 class RepeatedMove(Moves):

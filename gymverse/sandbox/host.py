@@ -192,7 +192,10 @@ class Host:
         """Up to ``count`` steps from the game's state, each ``[move, step's reply]``, ending with the episode,
         the script, or the part's time or size; a game's exception ends the part and is reported with it."""
         env = self.envs[handle]
-        if "random" in moves:
+        if "solver" in moves:
+            rng, epsilon = random.Random(moves["random"]), moves["solver"]
+            choose = lambda: self.players.epsilon_solver_move(env, rng, epsilon)  # noqa: E731
+        elif "random" in moves:
             rng = random.Random(moves["random"])
             choose = lambda: self.players.random_move(env, rng)  # noqa: E731
         elif "repeat" in moves:

@@ -6,19 +6,14 @@ difficulty (success against complexity) and diversity (texts, commands, lengths)
 """
 
 from dataclasses import dataclass, field
-from typing import Callable
-
-import gem
 
 from gymverse.env.checker import CheckFailure, EpisodeNeverEnds, play, steps, time_limit, won
 from gymverse.env.parsing import extract_boxed, split_command
-from gymverse.env.players import RandomMoves, ScriptedMoves, epsilon_solver_move
+from gymverse.env.players import Moves, RandomMoves, ScriptedMoves, SolverMoves
 from gymverse.env.success import success_is_reported
 from gymverse.evaluation.targets import EnvTarget
 from gymverse.sandbox import JailBroken
 from gymverse.seeds import keyed_rng
-
-Chooser = Callable[[gem.Env], str]
 
 SOLVER = "solver"
 RANDOM = "random"
@@ -28,19 +23,19 @@ def epsilon_name(epsilon: float) -> str:
     return f"epsilon-{epsilon:g}"
 
 
-def make_chooser(agent: str, seed: int) -> Chooser:
+def make_chooser(agent: str, seed: int) -> Moves:
     """``solver``, ``random`` or ``epsilon-<e>``: the solver's move, or with probability e a random one.
 
     The agent's generator is seeded apart from the game's (which ``reset(seed)`` seeds with the same
-    number), so the agent's draws never mirror the game's hidden choices.
+    number), so the agent's draws never mirror the game's hidden choices. A jailed game plays the moves inside
+    its jail, a run of steps a request.
     """
     rng = keyed_rng(agent, seed)
     if agent == SOLVER:
-        return lambda env: env.unwrapped.oracle_action()
+        return SolverMoves(rng)
     if agent == RANDOM:
         return RandomMoves(rng)
-    epsilon = float(agent.removeprefix("epsilon-"))
-    return lambda env: epsilon_solver_move(env, rng, epsilon)
+    return SolverMoves(rng, float(agent.removeprefix("epsilon-")))
 
 
 @dataclass
