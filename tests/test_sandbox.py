@@ -490,6 +490,35 @@ def test_a_hung_step_is_killed_and_says_where_it_was_stuck(tmp_path):
             env.reset()
 
 
+def test_a_jailed_game_plays_the_solvers_moves_inside_its_jail_as_this_side_would_choose_them(tmp_path):
+    """The epsilon-solver's run of moves is chosen in the jail from the seed this side sends: the same moves and
+    trace as the same player, seeded alike, one step at a time in this process."""
+    import random
+
+    from gymverse.envs.games.grid_courier import GridCourier
+
+    from gymverse.env.checker import play
+    from gymverse.env.players import SolverMoves
+
+    game = tmp_path / "courier.py"
+    game.write_text(
+        "from gymverse.envs.games.grid_courier import GridCourier\n\n\nclass Courier(GridCourier):\n    pass\n"
+    )
+    with JailedFile(game, SHORT) as jail:
+        for epsilon in (0.0, 0.5):
+            jailed_moves: list = []
+            jailed = play(
+                ProxyEnv(jail, "Courier", complexity=3),
+                SolverMoves(random.Random(7), epsilon),
+                2,
+                actions=jailed_moves,
+            )
+            here_moves: list = []
+            seeded_alike = random.Random(random.Random(7).getrandbits(64))
+            here = play(GridCourier(complexity=3), SolverMoves(seeded_alike, epsilon), 2, actions=here_moves)
+            assert jailed_moves == here_moves and jailed[0] == here[0] and len(here_moves) > 3
+
+
 def test_a_proxy_freed_while_its_jail_is_busy_does_not_wait_and_is_freed_in_the_jail_later(tmp_path):
     game = tmp_path / "counted.py"
     game.write_text(
