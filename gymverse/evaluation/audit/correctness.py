@@ -57,8 +57,8 @@ def audit_correctness(
     checked: CheckReport | None = None,
 ) -> Correctness:
     """Check ``target`` with the env checker at ``checker_levels`` (or take ``checked``, its report when the caller
-    already ran it; no levels: the play hung or broke the game's jail at level 1, and the checker would too) and read the agents' ``plays``
-    for reward and replay faults."""
+    already ran it; no levels: the play hung or broke the game's jail at level 1, and the checker would too) and
+    read the agents' ``plays`` for reward and replay faults."""
     result = Correctness()
 
     def problem(reason: str, detail: str, severity: str = "error") -> None:
