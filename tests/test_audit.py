@@ -142,7 +142,7 @@ TWINS = ("NumberHunt", "NumberHuntPaysRandomMoves", "NumberHuntUnseededHints")
 
 def jailed_targets(path: Path, names: tuple[str, ...]) -> tuple[JailedFile, list[EnvTarget]]:
     """Targets played as a registered folder's are: through a jail that is started again if a game ends it."""
-    current = JailPool(Limits(seconds=120, answer_seconds=10, memory_mb=512)).jail(path)
+    current = JailPool(Limits(seconds=120, memory_mb=512)).jail(path)
     jail = current()
     return jail, [
         EnvTarget(f"style:{name}", "misc", ProxyFactory(current, jail.game(name)), str(path)) for name in names

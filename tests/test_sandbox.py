@@ -291,7 +291,7 @@ def test_a_jails_memory_never_grows_past_its_limit_by_more_than_a_poll(traps):
 
     folder = traps.folder(stages=("step",), acts=LIMIT_ACTS, name="limit_envs")
     for act in ("fill_shm", "fork_hogs"):
-        with JailedFile(folder / f"{MARKER}_{act}_at_step.py", Limits(answer_seconds=10, memory_mb=MEMORY_MB)) as jail:
+        with JailedFile(folder / f"{MARKER}_{act}_at_step.py", Limits(memory_mb=MEMORY_MB)) as jail:
             peak, stop = [0.0], threading.Event()
 
             def sample() -> None:
@@ -630,7 +630,7 @@ def test_a_file_with_10000_games_is_refused_within_its_time_and_leaves_nothing_b
         (made, ("hung: the file's code used up its 10 s of CPU time", "defines 10001 game classes")),
     ):
         began = time.monotonic()
-        verdict = judge_file(many, limits=Limits(seconds=10, answer_seconds=10, import_seconds=30), **QUICK)
+        verdict = judge_file(many, limits=Limits(seconds=10, import_seconds=30), **QUICK)
         assert time.monotonic() - began < 10 * WALL_FACTOR
         assert not verdict.accepted and not verdict.games and verdict.error.startswith(refusals), verdict.error
         assert jail_children() - running == set()
