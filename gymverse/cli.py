@@ -1,5 +1,6 @@
 """The ``gymverse`` command line: thin wrappers that parse, call the library and print."""
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated, Callable
@@ -174,7 +175,8 @@ def check(
         report = check_env(env_id, levels=levels, seeds=seeds)
         row(env_id, "", report.verdict, report.problems())
     if envs.dir and not envs.trusted:
-        from gymverse.sandbox import FileVerdict, Limits, jail_problem, judge_folder
+        from gymverse.sandbox import FileVerdict, jail_problem, judge_folder
+        from gymverse.sandbox.judge import JUDGE_LIMITS
 
         problem = jail_problem()
         if problem:
@@ -204,7 +206,7 @@ def check(
                 levels=levels[:10],
                 seeds=min(seeds, 3),
                 workers=workers,
-                limits=Limits(seconds=time_limit, import_seconds=30.0, memory_mb=memory_mb),
+                limits=dataclasses.replace(JUDGE_LIMITS, seconds=time_limit, memory_mb=memory_mb),
                 resume=not fresh,
                 on_verdict=show,
             )

@@ -1,5 +1,6 @@
 """``gymverse synthesize``: the command line of the synthesis pipeline (thin: parse, run, print)."""
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -49,8 +50,8 @@ def synthesize_command(
         request_timeout: Seconds one request to the writer may take.
         api_key: The endpoint's API key (local servers need none).
     """
-    from gymverse.sandbox import Limits
-    from gymverse.synthesis.gates import GATE_ANSWER_S, GATE_IMPORT_S, GateSettings, JailGates
+    from gymverse.sandbox.judge import JUDGE_LIMITS
+    from gymverse.synthesis.gates import GateSettings, JailGates
     from gymverse.synthesis.pipeline import Theme, read_themes
     from gymverse.synthesis.prompts import Prompts
     from gymverse.synthesis.run import adopt as adopt_folder
@@ -61,7 +62,7 @@ def synthesize_command(
     if min(count, concurrency) < 1 or repairs < 0 or time_limit <= 0 or memory_mb < 64:
         raise BadInput("--count and --concurrency must be >= 1, --repairs >= 0, --time-limit > 0, --memory-mb >= 64")
     # Games are judged under the ids the audit report gives them, so that the report can reuse the gates' play.
-    limits = Limits(seconds=time_limit, answer_seconds=GATE_ANSWER_S, import_seconds=GATE_IMPORT_S, memory_mb=memory_mb)
+    limits = dataclasses.replace(JUDGE_LIMITS, seconds=time_limit, memory_mb=memory_mb)
     gates = JailGates(GateSettings(limits=limits, prefix=output.name))
     if adopt is not None:
         if theme or themes or model:

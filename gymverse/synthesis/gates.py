@@ -15,7 +15,7 @@ without a solver arrival order cannot say which twin is right.
 """
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gymverse.env.checker import check_env
@@ -45,16 +45,9 @@ ADOPT_AUDIT = AuditConfig(
 GATED_BEFORE = ("checker:", "solver_fails", "no_solver")
 
 
-# A request's deadline and the import's, as `check --dir` has them: a candidate that hangs costs 10 s, not 30.
-GATE_ANSWER_S = JUDGE_LIMITS.answer_seconds
-GATE_IMPORT_S = JUDGE_LIMITS.import_seconds
-
-
 @dataclass
 class GateSettings:
-    limits: Limits = Limits(  # seconds: one file's own time
-        seconds=600.0, answer_seconds=GATE_ANSWER_S, import_seconds=GATE_IMPORT_S, memory_mb=2048
-    )
+    limits: Limits = replace(JUDGE_LIMITS, seconds=600.0)  # the judge's deadlines; seconds: one file's own time
     check_levels: tuple[int, ...] = tuple(CHECK_LEVELS)
     check_seeds: int = 5
     prefix: str = "candidate"
